@@ -1,0 +1,80 @@
+# Resolves UFUNC_BACKEND (cuda | host | auto) and defines the dependencies of the
+# ufunc::ufunc INTERFACE target. Included by the project and by the installed
+# package config, so a consumer resolves the backend the same way.
+include_guard(GLOBAL)
+
+set(UFUNC_BACKEND "auto" CACHE STRING "ufunc backend: cuda, host, or auto (cuda when nvcc and a GPU are found)")
+set_property(CACHE UFUNC_BACKEND PROPERTY STRINGS auto cuda host)
+
+set(_ufunc_backend "${UFUNC_BACKEND}")
+if(_ufunc_backend STREQUAL "auto")
+  include(CheckLanguage)
+  check_language(CUDA)
+  set(_ufunc_backend "host")
+  if(CMAKE_CUDA_COMPILER)
+    find_program(UFUNC_NVIDIA_SMI nvidia-smi)
+    if(UFUNC_NVIDIA_SMI)
+      execute_process(COMMAND "${UFUNC_NVIDIA_SMI}" -L OUTPUT_VARIABLE _ufunc_gpus RESULT_VARIABLE _ufunc_rc
+                      ERROR_QUIET)
+      if(_ufunc_rc EQUAL 0 AND _ufunc_gpus MATCHES "GPU")
+        set(_ufunc_backend "cuda")
+      endif()
+    endif()
+  endif()
+elseif(NOT _ufunc_backend MATCHES "^(cuda|host)$")
+  message(FATAL_ERROR "UFUNC_BACKEND must be cuda, host or auto (got '${UFUNC_BACKEND}')")
+endif()
+set(UFUNC_RESOLVED_BACKEND "${_ufunc_backend}" CACHE INTERNAL "backend ufunc was configured with")
+
+if(UFUNC_RESOLVED_BACKEND STREQUAL "cuda")
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 90)  # Hopper (H100/H200); override on the command line
+  endif()
+  enable_language(CUDA)
+endif()
+
+# The CUDA Toolkit provides CCCL (Thrust, CUB, libcu++) for both backends and the
+# runtime for the CUDA one; OpenMP runs the host backend.
+find_package(CUDAToolkit REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_path(UFUNC_CCCL_INCLUDE_DIR thrust/version.h
+          HINTS "${CUDAToolkit_INCLUDE_DIRS}/cccl" ${CUDAToolkit_INCLUDE_DIRS}
+          DOC "directory holding thrust/, cub/ and cuda/std (CCCL)")
+if(NOT UFUNC_CCCL_INCLUDE_DIR)
+  message(FATAL_ERROR "ufunc: CCCL headers (thrust/version.h) not found; install the CUDA Toolkit")
+endif()
+
+# Adds the backend's usage requirements to an INTERFACE target. With BUILD_ONLY
+# they apply to the build tree only (the installed config adds them itself, so
+# the exported target carries no machine-specific paths).
+function(ufunc_configure_target tgt)
+  cmake_parse_arguments(arg "BUILD_ONLY" "" "" ${ARGN})
+  set(incs "$<$<COMPILE_LANGUAGE:CXX>:${UFUNC_CCCL_INCLUDE_DIR}>")  # nvcc finds CCCL itself
+  set(libs OpenMP::OpenMP_CXX)
+  set(opts "$<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda>" "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fopenmp>")
+  set(defs "")
+  if(UFUNC_RESOLVED_BACKEND STREQUAL "cuda")
+    list(APPEND defs UFUNC_BACKEND_CUDA)
+    list(APPEND libs CUDA::cudart)
+  else()
+    list(APPEND incs ${CUDAToolkit_INCLUDE_DIRS})
+  endif()
+  foreach(kind incs libs opts defs)
+    if(arg_BUILD_ONLY)
+      list(TRANSFORM ${kind} REPLACE "^(.+)$" "$<BUILD_INTERFACE:\\1>")
+    endif()
+  endforeach()
+  target_compile_features(${tgt} INTERFACE cxx_std_17)
+  target_include_directories(${tgt} SYSTEM INTERFACE ${incs})
+  target_link_libraries(${tgt} INTERFACE ${libs})
+  target_compile_options(${tgt} INTERFACE ${opts})
+  target_compile_definitions(${tgt} INTERFACE ${defs})
+endfunction()
+
+# Compiles the given sources with the backend's compiler: nvcc for cuda (the same
+# .cpp files), the host C++ compiler otherwise.
+function(ufunc_backend_sources)
+  if(UFUNC_RESOLVED_BACKEND STREQUAL "cuda")
+    set_source_files_properties(${ARGN} DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" PROPERTIES LANGUAGE CUDA)
+  endif()
+endfunction()

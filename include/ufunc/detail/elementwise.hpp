@@ -1,0 +1,140 @@
+// Elementwise dispatch: given outputs and operands (already validated by the
+// public layer), merge their layouts, pick the flat or the N-d variant, the
+// vector width and the index width, and run it on the target's backend.
+#pragma once
+
+#include <array>
+#include <climits>
+
+#include "../stream.hpp"
+#include "host/elementwise.hpp"
+#include "layout.hpp"
+#include "operand.hpp"
+
+#if defined(UFUNC_BACKEND_CUDA) && defined(__CUDACC__)
+#  include "kernels/elementwise_flat.cuh"
+#  include "kernels/elementwise_nd.cuh"
+#endif
+
+namespace ufunc::detail {
+
+template <class...>
+inline constexpr bool dependent_false = false;
+
+constexpr bool is_pow2(std::size_t x) { return x && !(x & (x - 1)); }
+
+/// Element sizes of the outputs and of the array inputs, for choosing vector widths.
+template <class Outs, class Ins>
+struct access_sizes;
+template <class... O, class... Ops>
+struct access_sizes<cuda::std::tuple<O*...>, cuda::std::tuple<Ops...>> {
+  static constexpr std::size_t max_out = std::max({sizeof(O)...});
+  static constexpr std::size_t max_all =
+      std::max({max_out, (Ops::is_array ? sizeof(typename Ops::value_type) : std::size_t(1))...});
+  static constexpr bool pow2 = (is_pow2(sizeof(O)) && ...) && ((!Ops::is_array || is_pow2(sizeof(typename Ops::value_type))) && ...);
+  /// Flat path: elements per vector access, so the widest type moves 16 bytes.
+  static constexpr int flat_vec = (pow2 && max_all <= 16) ? static_cast<int>(16 / max_all) : 1;
+  /// N-d path: consecutive results per thread (one 16-byte store of the widest output).
+  static constexpr int nd_elems = (pow2 && max_out <= 16) ? static_cast<int>(std::min<std::size_t>(8, 16 / max_out)) : 1;
+};
+
+template <std::size_t N>
+bool aligned_to(const std::array<operand_layout, N>& ops, int lanes, int count = static_cast<int>(N)) {
+  for (int k = 0; k < count; ++k) {
+    const auto& op = ops[static_cast<std::size_t>(k)];
+    const std::size_t a = std::min<std::size_t>(16, op.elem_size * static_cast<std::size_t>(lanes));
+    if (op.is_array && reinterpret_cast<std::uintptr_t>(op.data) % a != 0) return false;
+  }
+  return true;
+}
+
+inline bool row_major(const operand_layout& op) {
+  index_t expect = 1;
+  for (int d = op.shp.size() - 1; d >= 0; --d) {
+    if (op.shp[d] != 1 && op.strides[static_cast<std::size_t>(d)] != expect) return false;
+    expect *= op.shp[d];
+  }
+  return true;
+}
+
+template <class Target>
+struct elementwise_backend;
+
+template <>
+struct elementwise_backend<target::host> {
+  template <class R, int NOPS, class F, class Outs, class Ins>
+  static void run(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>&,
+                  const merged_layout<NOPS>& m, bool flat, index_t n, stream_ref) {
+    if (flat)
+      host::flat<R>(f, outs, ins, n);
+    else
+      host::nd<R>(f, outs, ins, m, n);
+  }
+};
+
+#if defined(UFUNC_BACKEND_CUDA)
+template <>
+struct elementwise_backend<target::cuda> {
+  template <class R, int NOPS, class F, class Outs, class Ins>
+  static void run(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& ops,
+                  const merged_layout<NOPS>& m, bool flat, index_t n, stream_ref s) {
+#  if defined(__CUDACC__)
+    using sz = access_sizes<Outs, Ins>;
+    constexpr int NOUT = result_traits<R>::nout;
+    if (flat) {
+      if constexpr (sz::flat_vec > 1)
+        if (aligned_to(ops, sz::flat_vec)) return launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
+      return launch_flat<1, R>(f, outs, ins, n, s);
+    }
+    constexpr int E = sz::nd_elems;
+    bool out_flat = aligned_to(ops, E, NOUT);
+    for (int j = 0; j < NOUT; ++j) out_flat = out_flat && row_major(ops[static_cast<std::size_t>(j)]);
+    if (n < (index_t(1) << 31))
+      launch_nd<E, std::uint32_t, R>(f, outs, ins, make_plan<NOPS, std::uint32_t>(m), n, out_flat, s);
+    else
+      launch_nd<E, std::uint64_t, R>(f, outs, ins, make_plan<NOPS, std::uint64_t>(m), n, out_flat, s);
+#  else
+    static_assert(dependent_false<F>,
+                  "ufunc: a CUDA-target ufunc call must be compiled by nvcc: put it in a .cu file or set the "
+                  "source's LANGUAGE to CUDA (or use ufunc::vectorize<ufunc::target::host>)");
+#  endif
+  }
+
+#  if defined(__CUDACC__)
+  static unsigned grid_for(index_t work, index_t per_block) {
+    const index_t g = (work + per_block - 1) / per_block;
+    return static_cast<unsigned>(std::max<index_t>(1, std::min<index_t>(g, INT_MAX)));
+  }
+
+  template <int V, class R, class F, class Outs, class Ins>
+  static void launch_flat(const F& f, const Outs& outs, const Ins& ins, index_t n, stream_ref s) {
+    constexpr int U = flat_tuning::unroll;
+    const unsigned grid = grid_for(n / V, index_t(flat_tuning::block) * U);
+    elementwise_flat_kernel<V, U, R><<<grid, flat_tuning::block, 0, s.get()>>>(f, outs, ins, n);
+    UFUNC_CHECK_LAUNCH("elementwise_flat_kernel", s.get());
+  }
+
+  template <int E, class Idx, class R, int NOPS, class F, class Outs, class Ins>
+  static void launch_nd(const F& f, const Outs& outs, const Ins& ins, const nd_plan<NOPS, Idx>& plan, index_t n,
+                        bool out_flat, stream_ref s) {
+    const unsigned grid = grid_for(n, index_t(nd_tuning::block) * E);
+    elementwise_nd_kernel<E, Idx, R><<<grid, nd_tuning::block, 0, s.get()>>>(f, outs, ins, plan, n, out_flat);
+    UFUNC_CHECK_LAUNCH("elementwise_nd_kernel", s.get());
+  }
+#  endif
+};
+#endif
+
+/// Runs out_j = f(ins...)_j over `out_shape` on Target. `outs` holds output base
+/// pointers, `ins` in_ptr/in_value operands; `layouts` describes outputs then
+/// inputs (in that order) for planning. Validation is the caller's job.
+template <class Target, class R, class F, class Outs, class Ins, std::size_t NOPS>
+void run_elementwise(const F& f, const shape& out_shape, const Outs& outs, const Ins& ins,
+                     const std::array<operand_layout, NOPS>& layouts, stream_ref s) {
+  const index_t n = out_shape.count();
+  if (n == 0) return;
+  const auto m = merge_layout<static_cast<int>(NOPS)>(out_shape, layouts);
+  elementwise_backend<Target>::template run<R, static_cast<int>(NOPS)>(f, outs, ins, layouts, m, m.flat(layouts), n, s);
+}
+
+}  // namespace ufunc::detail

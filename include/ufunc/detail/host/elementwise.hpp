@@ -1,0 +1,80 @@
+// Host backend of the elementwise engine: the same element evaluation as the CUDA
+// kernels, run over chunks of the result with OpenMP through Thrust's OMP system.
+#pragma once
+
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/system/omp/execution_policy.h>
+
+#include <algorithm>
+
+#include "../layout.hpp"
+#include "../operand.hpp"
+
+namespace ufunc::detail::host {
+
+/// Elements per OpenMP work item: large enough to amortise scheduling, small
+/// enough to balance load across cores.
+inline constexpr index_t chunk = index_t(1) << 14;
+
+template <class Body>
+void parallel_chunks(index_t n, Body body) {
+  const index_t nchunks = (n + chunk - 1) / chunk;
+  if (nchunks == 1) {
+    body(index_t(0));
+    return;
+  }
+  thrust::for_each_n(thrust::omp::par, thrust::counting_iterator<index_t>(0), nchunks, body);
+}
+
+/// out_j[i] = f(ins[i]...)_j for contiguous operands.
+template <class R, class F, class Outs, class Ins>
+void flat(const F& f, const Outs& outs, const Ins& ins, index_t n) {
+  using seq_in = std::make_index_sequence<cuda::std::tuple_size<Ins>::value>;
+  using seq_out = std::make_index_sequence<result_traits<R>::nout>;
+  parallel_chunks(n, [&](index_t c) {
+    const index_t end = std::min(n, (c + 1) * chunk);
+    for (index_t i = c * chunk; i < end; ++i) store_result(outs, i, eval_flat(f, ins, i, seq_in{}), seq_out{});
+  });
+}
+
+/// The general path: walks each chunk row by row along the innermost merged dim.
+template <class R, int NOPS, class F, class Outs, class Ins>
+void nd(const F& f, const Outs& outs, const Ins& ins, const merged_layout<NOPS>& m, index_t n) {
+  constexpr int NOUT = result_traits<R>::nout;
+  using seq_in = std::make_index_sequence<cuda::std::tuple_size<Ins>::value>;
+  using seq_out = std::make_index_sequence<NOUT>;
+  const int last = m.ndim - 1;
+  parallel_chunks(n, [&](index_t c) {
+    index_t i = c * chunk;
+    const index_t end = std::min(n, i + chunk);
+    index_t coord[max_rank] = {};
+    index_t off[NOPS] = {};
+    for (index_t rem = i, d = last; d >= 0; --d) {
+      coord[d] = rem % m.dims[static_cast<std::size_t>(d)];
+      rem /= m.dims[static_cast<std::size_t>(d)];
+      for (int k = 0; k < NOPS; ++k) off[k] += coord[d] * m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(d)];
+    }
+    while (i < end) {
+      const index_t run = std::min(m.dims[static_cast<std::size_t>(last)] - coord[last], end - i);
+      index_t o[NOPS];
+      for (index_t j = 0; j < run; ++j) {
+        for (int k = 0; k < NOPS; ++k) o[k] = off[k] + j * m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(last)];
+        store_result_at(outs, o, eval_at(f, ins, o + NOUT, seq_in{}), seq_out{});
+      }
+      i += run;
+      // Advance the multi-index by `run` (to the start of the next row).
+      coord[last] += run;
+      for (int k = 0; k < NOPS; ++k) off[k] += run * m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(last)];
+      for (int d = last; d > 0 && coord[d] == m.dims[static_cast<std::size_t>(d)]; --d) {
+        coord[d] = 0;
+        ++coord[d - 1];
+        for (int k = 0; k < NOPS; ++k)
+          off[k] += m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(d - 1)] -
+                    m.dims[static_cast<std::size_t>(d)] * m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(d)];
+      }
+    }
+  });
+}
+
+}  // namespace ufunc::detail::host

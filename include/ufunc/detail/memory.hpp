@@ -1,0 +1,136 @@
+// Allocation and raw copies per target. The CUDA side allocates stream-ordered
+// from the device's default memory pool, which is set to keep freed memory
+// cached so that allocating a result per call costs about as much as a pointer
+// bump (as CuPy's and PyTorch's caching allocators do).
+#pragma once
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "../config.hpp"
+#include "../error.hpp"
+#include "../stream.hpp"
+
+#if !defined(_WIN32)
+#  include <unistd.h>
+#endif
+
+namespace ufunc::detail {
+
+inline std::string bytes_str(std::size_t b) {
+  return std::to_string(b) + " bytes (" + std::to_string(static_cast<double>(b) / (1u << 30)).substr(0, 6) +
+         " GiB)";
+}
+
+template <class Target>
+struct memory;
+
+template <>
+struct memory<target::host> {
+  static constexpr std::size_t alignment = 64;  // a cache line; also satisfies 16-byte vector access
+
+  static void* allocate(std::size_t bytes, stream_ref = {}) {
+    if (bytes == 0) return nullptr;
+    const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+    if (rounded < bytes) throw_oom(bytes);
+    void* p = std::aligned_alloc(alignment, rounded);
+    if (!p) throw_oom(bytes);
+    return p;
+  }
+  static void deallocate(void* p, stream_ref = {}) noexcept { std::free(p); }
+  static void copy(void* dst, const void* src, std::size_t bytes, stream_ref = {}) {
+    if (bytes) std::memmove(dst, src, bytes);
+  }
+  static void copy_from_host(void* dst, const void* src, std::size_t bytes, stream_ref s = {}) {
+    copy(dst, src, bytes, s);
+  }
+  static void copy_to_host(void* dst, const void* src, std::size_t bytes, stream_ref s = {}) {
+    copy(dst, src, bytes, s);
+  }
+  static void zero(void* dst, std::size_t bytes, stream_ref = {}) {
+    if (bytes) std::memset(dst, 0, bytes);
+  }
+
+ private:
+  [[noreturn]] static void throw_oom(std::size_t bytes) {
+    std::string msg = "ufunc: cannot allocate " + bytes_str(bytes) + " of host memory";
+#if !defined(_WIN32)
+    const long page = sysconf(_SC_PAGESIZE);
+    msg += "; available " + bytes_str(static_cast<std::size_t>(sysconf(_SC_AVPHYS_PAGES)) * page) + " of " +
+           bytes_str(static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * page);
+#endif
+    throw out_of_memory(msg);
+  }
+};
+
+#if defined(UFUNC_BACKEND_CUDA)
+template <>
+struct memory<target::cuda> {
+  static void* allocate(std::size_t bytes, stream_ref s = {}) {
+    if (bytes == 0) return nullptr;
+    int dev = 0;
+    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+    cudaMemPool_t pool = default_pool(dev);
+    void* p = nullptr;
+    cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool, s.get());
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      // Memory cached by the pool may be what is missing: wait for pending frees,
+      // give cached memory back and try once more.
+      UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+      UFUNC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+      err = cudaMallocFromPoolAsync(&p, bytes, pool, s.get());
+    }
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      std::size_t free_b = 0, total_b = 0;
+      UFUNC_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+      throw out_of_memory("ufunc: cannot allocate " + bytes_str(bytes) + " on CUDA device " + std::to_string(dev) +
+                          "; free " + bytes_str(free_b) + " of " + bytes_str(total_b));
+    }
+    UFUNC_CUDA_CHECK(err);
+    return p;
+  }
+  static void deallocate(void* p, stream_ref s = {}) noexcept {
+    // Destructors must not throw; errors here (e.g. at process teardown, when the
+    // runtime is already unloading) are cleared and ignored.
+    if (p && cudaFreeAsync(p, s.get()) != cudaSuccess) (void)cudaGetLastError();
+  }
+  static void copy(void* dst, const void* src, std::size_t bytes, stream_ref s = {}) {
+    if (bytes) UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s.get()));
+  }
+  /// Returns once `src` may be reused (pageable sources are staged by the runtime).
+  static void copy_from_host(void* dst, const void* src, std::size_t bytes, stream_ref s = {}) {
+    if (bytes) UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s.get()));
+  }
+  /// Synchronous: returns when `dst` holds the data.
+  static void copy_to_host(void* dst, const void* src, std::size_t bytes, stream_ref s = {}) {
+    if (bytes) UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s.get()));
+    UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+  }
+  static void zero(void* dst, std::size_t bytes, stream_ref s = {}) {
+    if (bytes) UFUNC_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, s.get()));
+  }
+
+ private:
+  static constexpr int max_devices = 64;
+  // The device's default pool, configured once to keep freed memory cached.
+  static cudaMemPool_t default_pool(int dev) {
+    static cudaMemPool_t pools[max_devices] = {};
+    static std::once_flag once[max_devices];
+    if (dev < 0 || dev >= max_devices) throw cuda_error("ufunc: device ordinal out of range", 0);
+    std::call_once(once[dev], [dev] {
+      cudaMemPool_t pool;
+      UFUNC_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+      std::uint64_t keep = UINT64_MAX;
+      UFUNC_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+      pools[dev] = pool;
+    });
+    return pools[dev];
+  }
+};
+#endif
+
+}  // namespace ufunc::detail

@@ -1,0 +1,173 @@
+// Element evaluation, shared by every backend and by both the flat and the N-d
+// paths: the operands a kernel reads (an array pointer or a broadcast value), the
+// functor's result split into its outputs, vector register types and fast index
+// division. Materialisation (where results are written) lives elsewhere, so lazy
+// expressions can reuse these pieces.
+#pragma once
+
+#include <cuda/std/tuple>
+#include <cuda/std/utility>
+#include <type_traits>
+#include <utility>
+
+#include "../config.hpp"
+
+namespace ufunc::detail {
+
+/// An input read from memory; `p` is the operand's base address (flat path: the
+/// element pointer; N-d path: combined with a per-operand offset).
+template <class T>
+struct in_ptr {
+  using value_type = T;
+  static constexpr bool is_array = true;
+  const T* p;
+  UFUNC_HD T load(index_t off) const { return p[off]; }
+};
+
+/// An input broadcast everywhere (a scalar argument).
+template <class T>
+struct in_value {
+  using value_type = T;
+  static constexpr bool is_array = false;
+  T v;
+  UFUNC_HD T load(index_t) const { return v; }
+};
+
+/// A nullary functor returning a fixed value (used by `full`).
+template <class T>
+struct fill_value {
+  T v;
+  UFUNC_HD T operator()() const { return v; }
+};
+
+/// How a functor's result splits into outputs: a `cuda::std::tuple` or
+/// `cuda::std::pair` gives one output per element, anything else one output.
+template <class R>
+struct result_traits {
+  static constexpr int nout = 1;
+  template <int J>
+  using type = R;
+  template <int J>
+  static UFUNC_HD const R& get(const R& r) { return r; }
+};
+template <class... A>
+struct result_traits<cuda::std::tuple<A...>> {
+  static constexpr int nout = sizeof...(A);
+  template <int J>
+  using type = cuda::std::tuple_element_t<J, cuda::std::tuple<A...>>;
+  template <int J>
+  static UFUNC_HD const type<J>& get(const cuda::std::tuple<A...>& r) { return cuda::std::get<J>(r); }
+};
+template <class A, class B>
+struct result_traits<cuda::std::pair<A, B>> {
+  static constexpr int nout = 2;
+  template <int J>
+  using type = cuda::std::tuple_element_t<J, cuda::std::pair<A, B>>;
+  template <int J>
+  static UFUNC_HD const type<J>& get(const cuda::std::pair<A, B>& r) { return cuda::std::get<J>(r); }
+};
+
+/// A vector register of V elements, aligned so that one instruction moves it.
+template <class T, int V>
+struct alignas(sizeof(T) * V <= 16 ? sizeof(T) * V : 16) vec_reg {
+  T v[V];
+};
+
+/// Writes result element `k` (of type R) to each output at `off`.
+template <class R, class Outs, std::size_t... J>
+UFUNC_HD void store_result(const Outs& outs, index_t off, const R& r, std::index_sequence<J...>) {
+  ((cuda::std::get<J>(outs)[off] =
+        static_cast<std::remove_reference_t<decltype(cuda::std::get<J>(outs)[0])>>(
+            result_traits<R>::template get<static_cast<int>(J)>(r))),
+   ...);
+}
+
+/// Writes a result to each output j at its own offset off[j] (strided outputs).
+template <class R, class Outs, std::size_t... J>
+UFUNC_HD void store_result_at(const Outs& outs, const index_t* off, const R& r, std::index_sequence<J...>) {
+  ((cuda::std::get<J>(outs)[off[J]] =
+        static_cast<std::remove_reference_t<decltype(cuda::std::get<J>(outs)[0])>>(
+            result_traits<R>::template get<static_cast<int>(J)>(r))),
+   ...);
+}
+
+/// Calls f on the operands' values at the given per-operand offsets.
+template <class F, class Ins, std::size_t... I>
+UFUNC_HD decltype(auto) eval_at(const F& f, const Ins& ins, const index_t* off, std::index_sequence<I...>) {
+  return f(cuda::std::get<I>(ins).load(off[I])...);
+}
+
+/// Calls f on the operands' values at one flat index.
+template <class F, class Ins, std::size_t... I>
+UFUNC_HD decltype(auto) eval_flat(const F& f, const Ins& ins, index_t i, std::index_sequence<I...>) {
+  return f(cuda::std::get<I>(ins).load(i)...);
+}
+
+/// Unsigned division by a run-time constant. For 32-bit indices it uses a
+/// multiply-high and a shift (Granlund-Montgomery, as in PyTorch's IntDivider),
+/// valid for dividends below 2^31; 64-bit indices use plain division.
+template <class Idx>
+struct divider {
+  Idx d = 1;
+  divider() = default;
+  explicit divider(Idx divisor) : d(divisor) {}
+  UFUNC_HD Idx div(Idx n) const { return n / d; }
+};
+template <>
+struct divider<std::uint32_t> {
+  std::uint32_t d = 1, magic = 0, shift = 0;
+  divider() = default;
+  explicit divider(std::uint32_t divisor) : d(divisor) {
+    while (shift < 32 && (std::uint64_t(1) << shift) < divisor) ++shift;
+    magic = static_cast<std::uint32_t>(((std::uint64_t(1) << 32) * ((std::uint64_t(1) << shift) - divisor)) / divisor + 1);
+  }
+  UFUNC_HD std::uint32_t div(std::uint32_t n) const {
+#if UFUNC_DEVICE_PASS
+    const std::uint32_t t = __umulhi(n, magic);
+#else
+    const auto t = static_cast<std::uint32_t>((std::uint64_t(n) * magic) >> 32);
+#endif
+    return (t + n) >> shift;
+  }
+};
+
+inline constexpr int max_rank = 8;
+
+/// The N-d iteration plan handed to kernels: dims after dropping size-1 dims and
+/// merging contiguous neighbours (innermost last), dividers for each dim, and
+/// each operand's element stride per dim (outputs first, then inputs).
+template <int NOPS, class Idx>
+struct nd_plan {
+  int ndim = 0;
+  index_t dims[max_rank] = {};
+  divider<Idx> div[max_rank];
+  index_t strides[NOPS > 0 ? NOPS : 1][max_rank] = {};
+
+  /// Adds the offsets of linear element `idx` to off[], returns the innermost coordinate.
+  UFUNC_HD Idx offsets(Idx idx, index_t* off) const {
+    for (int k = 0; k < NOPS; ++k) off[k] = 0;
+    Idx inner = idx;
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int d = max_rank - 1; d >= 1; --d) {
+      if (d < ndim) {
+        const Idx q = div[d].div(idx);
+        const Idx r = idx - q * static_cast<Idx>(dims[d]);
+        if (d == ndim - 1) inner = r;
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+        for (int k = 0; k < NOPS; ++k) off[k] += static_cast<index_t>(r) * strides[k][d];
+        idx = q;
+      }
+    }
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int k = 0; k < NOPS; ++k) off[k] += static_cast<index_t>(idx) * strides[k][0];
+    return inner;
+  }
+};
+
+}  // namespace ufunc::detail

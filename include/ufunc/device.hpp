@@ -1,0 +1,64 @@
+// Device discovery and whole-device synchronisation, like Numba's
+// cuda.list_devices() and cuda.synchronize().
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "error.hpp"
+
+namespace ufunc {
+
+/// One CUDA device as `devices()` reports it.
+struct device_info {
+  int id = 0;
+  std::string name;
+  std::size_t total_memory = 0;  ///< bytes of global memory
+  int multiprocessors = 0;
+  int cc_major = 0, cc_minor = 0;  ///< compute capability
+  int memory_clock_khz = 0;        ///< peak memory clock
+  int memory_bus_bits = 0;         ///< memory bus width
+  /// Theoretical peak memory bandwidth: clock × bus width × 2 (double data rate).
+  double peak_bandwidth() const { return 2.0 * memory_clock_khz * 1e3 * (memory_bus_bits / 8.0); }
+};
+
+/// The CUDA devices visible to this process (empty when there are none, or on
+/// the host backend, which has no devices).
+inline std::vector<device_info> devices() {
+  std::vector<device_info> out;
+#if defined(UFUNC_BACKEND_CUDA)
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {  // no driver or no device: nothing to list
+    (void)cudaGetLastError();
+    return out;
+  }
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp p{};
+    UFUNC_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
+    device_info d;
+    d.id = i;
+    d.name = p.name;
+    d.total_memory = p.totalGlobalMem;
+    d.multiprocessors = p.multiProcessorCount;
+    d.cc_major = p.major;
+    d.cc_minor = p.minor;
+    UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&d.memory_clock_khz, cudaDevAttrMemoryClockRate, i));
+    UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&d.memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, i));
+    out.push_back(std::move(d));
+  }
+#endif
+  return out;
+}
+
+/// True when at least one CUDA device can run this build's kernels.
+inline bool device_available() { return !devices().empty(); }
+
+/// Blocks until all work on the current device has finished (no-op on the host backend).
+inline void synchronize() {
+#if defined(UFUNC_BACKEND_CUDA)
+  UFUNC_CUDA_CHECK(cudaDeviceSynchronize());
+#endif
+}
+
+}  // namespace ufunc

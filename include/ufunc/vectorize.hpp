@@ -1,0 +1,318 @@
+// ufunc::vectorize: lifts a scalar function into a ufunc over N-d arrays with
+// NumPy broadcasting, `out` buffers and several outputs.
+#pragma once
+
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "array.hpp"
+#include "array_view.hpp"
+#include "config.hpp"
+#include "detail/elementwise.hpp"
+#include "error.hpp"
+#include "shape.hpp"
+#include "stream.hpp"
+
+namespace ufunc {
+
+/// Output views for a ufunc call, made by `ufunc::out(...)`.
+template <class... V>
+struct out_t {
+  std::tuple<V...> views;
+};
+
+namespace detail {
+template <class A>
+using bare_t = std::remove_cv_t<std::remove_reference_t<A>>;
+
+template <class A>
+struct arg_traits {  // anything else is a scalar, broadcast everywhere
+  static constexpr bool is_array = false, is_vector = false;
+  using value_type = A;
+  using target_type = void;
+};
+template <class T, class Tg>
+struct arg_traits<array<T, Tg>> {
+  static constexpr bool is_array = true, is_vector = false;
+  using value_type = T;
+  using target_type = Tg;
+};
+template <class T, class Tg>
+struct arg_traits<array_view<T, Tg>> {
+  static constexpr bool is_array = true, is_vector = false;
+  using value_type = std::remove_const_t<T>;
+  using target_type = Tg;
+};
+template <class T, class Alloc>
+struct arg_traits<std::vector<T, Alloc>> {
+  static_assert(!std::is_same_v<T, bool>, "ufunc: std::vector<bool> has no contiguous storage; use std::vector<char>");
+  static constexpr bool is_array = false, is_vector = true;
+  using value_type = T;
+  using target_type = target::host;
+};
+
+template <class A>
+struct is_out : std::false_type {};
+template <class... V>
+struct is_out<out_t<V...>> : std::true_type {};
+template <class A>
+inline constexpr bool is_stream_v = std::is_same_v<A, stream_ref>
+#if defined(UFUNC_BACKEND_CUDA)
+                                    || std::is_same_v<A, cudaStream_t>
+#endif
+    ;
+template <class A>
+inline constexpr bool is_control_v = is_out<bare_t<A>>::value || is_stream_v<bare_t<A>>;
+
+/// Number of leading input arguments (everything before the first out/stream).
+template <class... A>
+constexpr std::size_t leading_inputs() {
+  constexpr bool ctl[] = {is_control_v<A>..., true};
+  std::size_t i = 0;
+  while (!ctl[i]) ++i;
+  return i;
+}
+
+template <class A>
+struct is_view : std::false_type {};
+template <class T, class Tg>
+struct is_view<array_view<T, Tg>> : std::true_type {};
+
+template <class A>
+auto out_view(A&& a) {
+  using B = bare_t<A>;
+  static_assert(arg_traits<B>::is_array, "ufunc::out: takes arrays or array views");
+  if constexpr (is_view<B>::value) {
+    static_assert(!std::is_const_v<typename B::element_type>, "ufunc::out: a view of const elements cannot be written");
+    return B(a);
+  } else {
+    static_assert(std::is_lvalue_reference_v<A> && !std::is_const_v<std::remove_reference_t<A>>,
+                  "ufunc::out: pass a non-const array lvalue (or a view)");
+    return a.view();
+  }
+}
+
+template <class A>
+operand_layout layout_of(const A& a) {
+  using B = arg_traits<A>;
+  operand_layout l;
+  if constexpr (B::is_array) {
+    const auto v = a.view();
+    l.is_array = true;
+    l.data = v.data();
+    l.elem_size = sizeof(typename B::value_type);
+    l.shp = v.shape();
+    for (int d = 0; d < v.ndim(); ++d) l.strides[static_cast<std::size_t>(d)] = v.stride(d);
+  } else if constexpr (B::is_vector) {
+    l.is_array = true;
+    l.data = a.data();
+    l.elem_size = sizeof(typename B::value_type);
+    l.shp = shape(static_cast<index_t>(a.size()));
+    l.strides[0] = 1;
+  }
+  return l;
+}
+
+template <class A>
+auto operand_of(const A& a) {
+  using B = arg_traits<A>;
+  if constexpr (B::is_array || B::is_vector)
+    return in_ptr<typename B::value_type>{a.data()};
+  else
+    return in_value<A>{a};
+}
+
+/// Raises shape_error unless `from` broadcasts to exactly `to`.
+inline void check_broadcasts_to(const char* op, const shape& from, const shape& to, const char* what) {
+  bool ok = from.size() <= to.size();
+  for (int i = 1; ok && i <= from.size(); ++i) {
+    const index_t f = from[from.size() - i], t = to[to.size() - i];
+    ok = f == t || f == 1;
+  }
+  if (!ok)
+    throw shape_error(std::string(op) + ": " + what + " has shape " + to.str() + " but the inputs broadcast to " +
+                      from.str());
+}
+
+template <class R, class Target, std::size_t... J>
+auto allocate_results(const shape& s, stream_ref st, std::index_sequence<J...>) {
+  return std::make_tuple(array<typename result_traits<R>::template type<static_cast<int>(J)>, Target>(s, st)...);
+}
+template <class R, std::size_t... J>
+auto allocate_host_vectors(std::size_t n, std::index_sequence<J...>) {
+  return std::make_tuple(std::vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
+}
+template <class Tup>
+decltype(auto) unwrap_single(Tup&& t) {
+  if constexpr (std::tuple_size_v<bare_t<Tup>> == 1)
+    return std::get<0>(std::forward<Tup>(t));
+  else
+    return bare_t<Tup>(std::forward<Tup>(t));
+}
+}  // namespace detail
+
+/// Names the output(s) of a ufunc call: `f(x, y, ufunc::out(z))`, or
+/// `ufunc::out(a, b)` for a function with two outputs. Takes non-const arrays or
+/// views; the result is written there instead of a new array. An output may be
+/// exactly one of the inputs (in-place) but may not partially overlap any input.
+template <class... A>
+auto out(A&&... a) {
+  static_assert(sizeof...(A) >= 1, "ufunc::out: give at least one array");
+  return out_t<decltype(detail::out_view(std::forward<A>(a)))...>{std::make_tuple(detail::out_view(std::forward<A>(a))...)};
+}
+
+/// A ufunc: a scalar function lifted over arrays, made by `vectorize`.
+///
+/// Call it with inputs (arrays, views or scalars in any mix, broadcast by NumPy's
+/// rules), then optionally `ufunc::out(...)` and a stream. Returns a new array of
+/// the broadcast shape (a `std::tuple` of arrays when `f` returns a
+/// `cuda::std::tuple`/`pair`), or, with `out`, the output view(s). Inputs convert
+/// to `f`'s parameter types inside the kernel. Work is enqueued on the stream and
+/// the call returns without waiting; reading a result (`to_host`) synchronises.
+/// Called with `std::vector` inputs on the CUDA target it copies them to the
+/// device, computes, and returns `std::vector` results (the slow path: transfers
+/// dominate). Bad shapes or overlapping outputs throw `shape_error` before any
+/// work is enqueued.
+template <class Target, class F>
+class vectorized {
+ public:
+  using target_type = Target;
+
+  vectorized(F f, const char* name) : f_(std::move(f)), name_(name) {}
+
+  template <class... Args>
+  auto operator()(Args&&... args) const {
+    constexpr std::size_t nin = detail::leading_inputs<Args...>();
+    static_assert(nin >= 1, "ufunc: a call needs at least one input");
+    static_assert((static_cast<std::size_t>(detail::is_control_v<Args>) + ...) == sizeof...(Args) - nin,
+                  "ufunc: inputs come first, then ufunc::out(...) and/or a stream");
+    stream_ref s;
+    auto outs = std::tuple<>{};
+    auto all_outs = std::tuple_cat(outs, collect_outs(args)...);
+    ((void)set_stream(s, args), ...);
+    auto inputs = std::forward_as_tuple(args...);
+    return call(std::make_index_sequence<nin>{}, inputs, all_outs, s);
+  }
+
+  const F& function() const noexcept { return f_; }
+  const char* name() const noexcept { return name_; }
+
+ private:
+  template <class A>
+  static auto collect_outs(const A& a) {
+    if constexpr (detail::is_out<detail::bare_t<A>>::value)
+      return a.views;
+    else
+      return std::tuple<>{};
+  }
+  template <class A>
+  static void set_stream(stream_ref& s, const A& a) {
+    if constexpr (detail::is_stream_v<detail::bare_t<A>>) s = stream_ref(a);
+  }
+
+  // Host containers on a device target: stage them, compute there, copy back.
+  template <class A>
+  static auto stage(const A& a, stream_ref s) {
+    using B = detail::arg_traits<A>;
+    if constexpr (B::is_vector)
+      return asarray<Target>(a, s);
+    else if constexpr (B::is_array)
+      return a.view();
+    else
+      return a;
+  }
+  template <class A>
+  static auto fetch(const A& a) {
+    if constexpr (detail::arg_traits<A>::is_array)
+      return a.to_host();
+    else
+      return std::apply([](const auto&... x) { return std::make_tuple(x.to_host()...); }, a);
+  }
+
+  template <std::size_t... I, class In, class Outs>
+  auto call(std::index_sequence<I...>, In& in, const Outs& outs, stream_ref s) const {
+    using namespace detail;
+    constexpr bool any_vector = (arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector || ...);
+    static_assert(((std::is_void_v<typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::target_type> ||
+                    std::is_same_v<typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::target_type, Target> ||
+                    arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector) &&
+                   ...),
+                  "ufunc: an array argument lives in another target's memory than this ufunc runs on");
+
+    if constexpr (any_vector && !std::is_same_v<Target, target::host>) {
+      static_assert(std::tuple_size_v<Outs> == 0,
+                    "ufunc: out() is not supported with std::vector inputs; use device arrays");
+      auto staged = std::make_tuple(stage(std::get<I>(in), s)...);
+      auto r = std::apply([&](const auto&... a) { return (*this)(a..., s); }, staged);
+      return fetch(r);
+    } else {
+      using R = std::invoke_result_t<const F&, typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::value_type...>;
+      static_assert(!std::is_void_v<R>, "ufunc: the vectorized function must return a value");
+      constexpr int nout = result_traits<R>::nout;
+      constexpr std::size_t nin = sizeof...(I);
+
+      std::array<operand_layout, nin> in_layouts{layout_of(std::get<I>(in))...};
+      std::vector<shape> shapes;
+      for (const auto& l : in_layouts)
+        if (l.is_array) shapes.push_back(l.shp);
+      const shape b = broadcast_shapes(shapes, name_);
+      auto ops = cuda::std::make_tuple(operand_of(std::get<I>(in))...);
+
+      auto run = [&](const auto& out_views) {
+        std::array<operand_layout, nout + nin> all{};
+        std::apply([&](const auto&... v) {
+          std::size_t j = 0;
+          ((all[j++] = layout_of(v)), ...);
+        }, out_views);
+        for (std::size_t i = 0; i < nin; ++i) all[nout + i] = in_layouts[i];
+        auto ptrs = std::apply([](const auto&... v) { return cuda::std::make_tuple(v.data()...); }, out_views);
+        run_elementwise<Target, R>(f_, all[0].shp, ptrs, ops, all, s);
+      };
+
+      if constexpr (std::tuple_size_v<Outs> > 0) {
+        static_assert(std::tuple_size_v<Outs> == nout, "ufunc: give one out() array per output of the function");
+        std::vector<operand_layout> out_l, in_l;
+        std::apply([&](const auto&... v) { (out_l.push_back(layout_of(v)), ...); }, outs);
+        for (std::size_t j = 0; j < out_l.size(); ++j) {
+          const std::string what = "output " + std::to_string(j);
+          check_broadcasts_to(name_, b, out_l[j].shp, what.c_str());
+          if (out_l[j].shp != out_l[0].shp)
+            throw shape_error(std::string(name_) + ": outputs have different shapes " + out_l[0].shp.str() + " and " +
+                              out_l[j].shp.str());
+        }
+        for (const auto& l : in_layouts)
+          if (l.is_array) in_l.push_back(l);
+        check_overlap(name_, out_l, in_l);
+        run(outs);
+        return unwrap_single(outs);
+      } else if constexpr (any_vector) {  // host target with host containers: results as vectors
+        auto results = allocate_host_vectors<R>(static_cast<std::size_t>(b.count()), std::make_index_sequence<nout>{});
+        auto views = std::apply([&](auto&... v) { return std::make_tuple(make_view<Target>(v.data(), b)...); }, results);
+        run(views);
+        return unwrap_single(std::move(results));
+      } else {
+        auto results = allocate_results<R, Target>(b, s, std::make_index_sequence<nout>{});
+        auto views = std::apply([](auto&... a) { return std::make_tuple(a.view()...); }, results);
+        run(views);
+        return unwrap_single(std::move(results));
+      }
+    }
+  }
+
+  F f_;
+  const char* name_;
+};
+
+/// Lifts a scalar function `f` (a `UFUNC_HD` lambda or function object) into a
+/// ufunc that runs on `Target`: the build's device by default, or
+/// `ufunc::target::host` for the multi-core host version available in every
+/// build (it takes and returns host arrays and `std::vector`s). `name` appears
+/// in error messages.
+template <class Target = target::device, class F>
+vectorized<Target, F> vectorize(F f, const char* name = "vectorize") {
+  return vectorized<Target, F>(std::move(f), name);
+}
+
+}  // namespace ufunc
