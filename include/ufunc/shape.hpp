@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <type_traits>
@@ -38,8 +39,12 @@ class shape {
 
   template <class It, std::enable_if_t<!std::is_integral_v<It>, int> = 0>
   shape(It first, It last) {
-    std::vector<index_t> d(first, last);
-    assign(d.data(), d.data() + d.size());
+    if constexpr (std::is_same_v<std::decay_t<It>, const index_t*> || std::is_same_v<std::decay_t<It>, index_t*>) {
+      assign(first, last);  // no copy: this runs on every ufunc call
+    } else {
+      std::vector<index_t> d(first, last);
+      assign(d.data(), d.data() + d.size());
+    }
   }
 
   /// Rank (number of dimensions).
@@ -79,35 +84,56 @@ class shape {
     if (n > max_rank)
       throw shape_error("shape: rank " + std::to_string(n) + " exceeds the maximum of " +
                         std::to_string(max_rank));
-    for (auto p = first; p != last; ++p)
+    bool zero = false;
+    for (auto p = first; p != last; ++p) {
       if (*p < 0) throw shape_error("shape: negative dimension " + std::to_string(*p));
+      zero = zero || *p == 0;
+    }
     rank_ = static_cast<int>(n);
     std::copy(first, last, dims_);
+    if (!zero) {  // the element count must be representable (index_t)
+      index_t c = 1;
+      for (int i = 0; i < rank_; ++i) {
+        if (c > INT64_MAX / dims_[i]) throw shape_error("shape: element count of " + str() + " overflows 64 bits");
+        c *= dims_[i];
+      }
+    }
   }
 
   index_t dims_[max_rank] = {};
   int rank_ = 0;
 };
 
+namespace detail {
+/// Broadcasts `s` into `acc` in place (NumPy's rules); false when they clash.
+/// Allocation-free: this runs on every ufunc call.
+inline bool broadcast_into(shape& acc, const shape& s) noexcept {
+  const int rank = std::max(acc.size(), s.size());
+  index_t out[shape::max_rank];
+  for (int i = 0; i < rank; ++i) {  // i counts from the right
+    const index_t a = i < acc.size() ? acc[acc.size() - 1 - i] : 1;
+    const index_t d = i < s.size() ? s[s.size() - 1 - i] : 1;
+    if (a == d || d == 1) out[rank - 1 - i] = a;        // equal, or s stretches
+    else if (a == 1) out[rank - 1 - i] = d;             // acc stretches (to 0 too)
+    else return false;
+  }
+  acc = shape(out, out + rank);
+  return true;
+}
+}  // namespace detail
+
 /// Broadcasts shapes by NumPy's rules: align from the right; equal dims stay; a
 /// dim of 1 stretches to the other; a missing leading dim counts as 1. Throws
 /// `shape_error` naming the operation and every shape when they do not broadcast.
 inline shape broadcast_shapes(const std::vector<shape>& shapes, const char* op = "broadcast") {
-  int rank = 0;
-  for (const auto& s : shapes) rank = std::max(rank, s.size());
-  std::vector<index_t> out(static_cast<std::size_t>(rank), 1);
+  shape acc;
   for (const auto& s : shapes) {
-    for (int i = 0; i < s.size(); ++i) {
-      index_t& o = out[static_cast<std::size_t>(rank - s.size() + i)];
-      const index_t d = s[i];
-      if (d == o || d == 1) continue;  // equal, or this one stretches
-      if (o == 1) { o = d; continue; }  // the result so far stretches (0 included)
-      std::string msg = std::string(op) + ": cannot broadcast ";
-      for (std::size_t k = 0; k < shapes.size(); ++k) msg += (k ? " with " : "") + shapes[k].str();
-      throw shape_error(msg);
-    }
+    if (detail::broadcast_into(acc, s)) continue;
+    std::string msg = std::string(op) + ": cannot broadcast ";
+    for (std::size_t k = 0; k < shapes.size(); ++k) msg += (k ? " with " : "") + shapes[k].str();
+    throw shape_error(msg);
   }
-  return shape(out.begin(), out.end());
+  return acc;
 }
 
 /// Row-major (C-order) element strides of a shape.

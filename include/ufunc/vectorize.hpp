@@ -125,20 +125,24 @@ auto operand_of(const A& a) {
 }
 
 /// Raises shape_error unless `from` broadcasts to exactly `to`.
-inline void check_broadcasts_to(const char* op, const shape& from, const shape& to, const char* what) {
+inline void check_broadcasts_to(const char* op, const shape& from, const shape& to, std::size_t j) {
   bool ok = from.size() <= to.size();
   for (int i = 1; ok && i <= from.size(); ++i) {
     const index_t f = from[from.size() - i], t = to[to.size() - i];
     ok = f == t || f == 1;
   }
   if (!ok)
-    throw shape_error(std::string(op) + ": " + what + " has shape " + to.str() + " but the inputs broadcast to " +
-                      from.str());
+    throw shape_error(std::string(op) + ": output " + std::to_string(j) + " has shape " + to.str() +
+                      " but the inputs broadcast to " + from.str());
 }
 
 template <class R, class Target, std::size_t... J>
 auto allocate_results(const shape& s, stream_ref st, std::index_sequence<J...>) {
   return std::make_tuple(array<typename result_traits<R>::template type<static_cast<int>(J)>, Target>(s, st)...);
+}
+template <class R, std::size_t... J>
+constexpr bool has_bool_output(std::index_sequence<J...>) {
+  return (std::is_same_v<typename result_traits<R>::template type<static_cast<int>(J)>, bool> || ...);
 }
 template <class R, std::size_t... J>
 auto allocate_host_vectors(std::size_t n, std::index_sequence<J...>) {
@@ -254,10 +258,14 @@ class vectorized {
       constexpr std::size_t nin = sizeof...(I);
 
       std::array<operand_layout, nin> in_layouts{layout_of(std::get<I>(in))...};
-      std::vector<shape> shapes;
+      shape b;
       for (const auto& l : in_layouts)
-        if (l.is_array) shapes.push_back(l.shp);
-      const shape b = broadcast_shapes(shapes, name_);
+        if (l.is_array && !broadcast_into(b, l.shp)) {  // slow path only to build the message
+          std::vector<shape> shapes;
+          for (const auto& x : in_layouts)
+            if (x.is_array) shapes.push_back(x.shp);
+          (void)broadcast_shapes(shapes, name_);
+        }
       auto ops = cuda::std::make_tuple(operand_of(std::get<I>(in))...);
 
       auto run = [&](const auto& out_views) {
@@ -273,20 +281,27 @@ class vectorized {
 
       if constexpr (std::tuple_size_v<Outs> > 0) {
         static_assert(std::tuple_size_v<Outs> == nout, "ufunc: give one out() array per output of the function");
-        std::vector<operand_layout> out_l, in_l;
-        std::apply([&](const auto&... v) { (out_l.push_back(layout_of(v)), ...); }, outs);
+        std::array<operand_layout, nout> out_l{};
+        std::apply([&](const auto&... v) {
+          std::size_t j = 0;
+          ((out_l[j++] = layout_of(v)), ...);
+        }, outs);
         for (std::size_t j = 0; j < out_l.size(); ++j) {
-          const std::string what = "output " + std::to_string(j);
-          check_broadcasts_to(name_, b, out_l[j].shp, what.c_str());
+          check_broadcasts_to(name_, b, out_l[j].shp, j);
           if (out_l[j].shp != out_l[0].shp)
             throw shape_error(std::string(name_) + ": outputs have different shapes " + out_l[0].shp.str() + " and " +
                               out_l[j].shp.str());
         }
-        for (const auto& l : in_layouts)
-          if (l.is_array) in_l.push_back(l);
-        check_overlap(name_, out_l, in_l);
+        check_overlap(name_, out_l, in_layouts);
         run(outs);
         return unwrap_single(outs);
+      } else if constexpr (any_vector && has_bool_output<R>(std::make_index_sequence<nout>{})) {
+        // std::vector<bool> has no element storage to write into: compute into
+        // host arrays, then copy out.
+        auto results = allocate_results<R, Target>(b, s, std::make_index_sequence<nout>{});
+        auto views = std::apply([](auto&... a) { return std::make_tuple(a.view()...); }, results);
+        run(views);
+        return fetch(unwrap_single(std::move(results)));
       } else if constexpr (any_vector) {  // host target with host containers: results as vectors
         auto results = allocate_host_vectors<R>(static_cast<std::size_t>(b.count()), std::make_index_sequence<nout>{});
         auto views = std::apply([&](auto&... v) { return std::make_tuple(make_view<Target>(v.data(), b)...); }, results);

@@ -14,6 +14,7 @@
 #if defined(UFUNC_BACKEND_CUDA) && defined(__CUDACC__)
 #  include "kernels/elementwise_flat.cuh"
 #  include "kernels/elementwise_nd.cuh"
+#  include "kernels/elementwise_rows.cuh"
 #endif
 
 namespace ufunc::detail {
@@ -86,10 +87,20 @@ struct elementwise_backend<target::cuda> {
         if (aligned_to(ops, sz::flat_vec)) return launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
       return launch_flat<1, R>(f, outs, ins, n, s);
     }
+    // N-d: long rows take the row-tiled kernel, short ones the per-element one;
+    // 32-bit index math whenever every index and offset fits.
+    const bool idx32 = fits_32bit(m, n);
+    if (m.dims[static_cast<std::size_t>(m.ndim - 1)] >= rows_tuning::min_inner) {
+      if (idx32)
+        launch_rows<std::uint32_t, R, NOPS>(f, outs, ins, ops, m, n, s);
+      else
+        launch_rows<std::uint64_t, R, NOPS>(f, outs, ins, ops, m, n, s);
+      return;
+    }
     constexpr int E = sz::nd_elems;
     bool out_flat = aligned_to(ops, E, NOUT);
     for (int j = 0; j < NOUT; ++j) out_flat = out_flat && row_major(ops[static_cast<std::size_t>(j)]);
-    if (n < (index_t(1) << 31))
+    if (idx32)
       launch_nd<E, std::uint32_t, R>(f, outs, ins, make_plan<NOPS, std::uint32_t>(m), n, out_flat, s);
     else
       launch_nd<E, std::uint64_t, R>(f, outs, ins, make_plan<NOPS, std::uint64_t>(m), n, out_flat, s);
@@ -110,8 +121,43 @@ struct elementwise_backend<target::cuda> {
   static void launch_flat(const F& f, const Outs& outs, const Ins& ins, index_t n, stream_ref s) {
     constexpr int U = flat_tuning::unroll;
     const unsigned grid = grid_for(n / V, index_t(flat_tuning::block) * U);
-    elementwise_flat_kernel<V, U, R><<<grid, flat_tuning::block, 0, s.get()>>>(f, outs, ins, n);
+    launch_flat_kernel<V, U, R, flat_tuning::streaming_stores>(grid, s, f, outs, ins, n);
     UFUNC_CHECK_LAUNCH("elementwise_flat_kernel", s.get());
+  }
+
+  template <class Idx, class R, int NOPS, class F, class Outs, class Ins>
+  static void launch_rows(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& ops,
+                          const merged_layout<NOPS>& m, index_t n, stream_ref s) {
+    constexpr int V = access_sizes<Outs, Ins>::flat_vec;
+    constexpr int G = rows_tuning::groups;
+    const auto plan = make_plan<NOPS, Idx>(m);
+    const int last = m.ndim - 1;
+    walk_modes<NOPS> modes{};
+    for (int k = 0; k < NOPS; ++k) {
+      const auto& st = m.strides[static_cast<std::size_t>(k)];
+      const index_t step = st[static_cast<std::size_t>(last)];
+      bool vec_ok = step == 1 && aligned_to(std::array<operand_layout, 1>{ops[static_cast<std::size_t>(k)]}, V);
+      for (int d = 0; d < last && vec_ok; ++d) vec_ok = st[static_cast<std::size_t>(d)] % V == 0;
+      modes.m[k] = step == 0 ? walk::broadcast : (vec_ok ? walk::contiguous : walk::strided);
+    }
+    const index_t inner = m.dims[static_cast<std::size_t>(last)];
+    const index_t tile_cols = index_t(rows_tuning::block) * V * G;
+    const index_t tpr = (inner + tile_cols - 1) / tile_cols;
+    const index_t ntiles = n / inner * tpr;
+    auto kernel = rows_kernel_for<V, G, Idx, R>(f, outs, ins, plan);
+    kernel<<<grid_for(ntiles, 1), rows_tuning::block, 0, s.get()>>>(
+        f, outs, ins, plan, modes, divider<Idx>(static_cast<Idx>(tpr)), static_cast<Idx>(ntiles));
+    UFUNC_CHECK_LAUNCH("elementwise_rows_kernel", s.get());
+  }
+  template <int V, int G, class Idx, class R, class F, class Outs, class... Ops, int NOPS>
+  static auto rows_kernel_for(const F&, const Outs&, const cuda::std::tuple<Ops...>&, const nd_plan<NOPS, Idx>&) {
+    return elementwise_rows_kernel<V, G, Idx, R, NOPS, F, Outs, Ops...>;
+  }
+
+  template <int V, int U, class R, bool CS, class F, class Outs, class... Ops>
+  static void launch_flat_kernel(unsigned grid, stream_ref s, const F& f, const Outs& outs,
+                                 const cuda::std::tuple<Ops...>& ins, index_t n) {
+    elementwise_flat_kernel<V, U, R, F, Outs, CS, Ops...><<<grid, flat_tuning::block, 0, s.get()>>>(f, outs, ins, n);
   }
 
   template <int E, class Idx, class R, int NOPS, class F, class Outs, class Ins>

@@ -88,6 +88,23 @@ merged_layout<NOPS> merge_layout(const shape& out, const std::array<operand_layo
   return m;
 }
 
+/// True when linear indices and every operand offset fit in 31 bits, so the
+/// kernels may use 32-bit index math.
+template <int NOPS>
+bool fits_32bit(const merged_layout<NOPS>& m, index_t n) {
+  constexpr index_t lim = index_t(1) << 31;
+  if (n >= lim) return false;
+  for (int k = 0; k < NOPS; ++k) {
+    index_t span = 0;
+    for (int d = 0; d < m.ndim; ++d) {
+      const index_t s = m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(d)];
+      span += (s < 0 ? -s : s) * (m.dims[static_cast<std::size_t>(d)] - 1);
+    }
+    if (span >= lim) return false;
+  }
+  return true;
+}
+
 /// Converts a merged layout into the kernel-side plan with index type Idx.
 template <int NOPS, class Idx>
 nd_plan<NOPS, Idx> make_plan(const merged_layout<NOPS>& m) {
@@ -96,7 +113,9 @@ nd_plan<NOPS, Idx> make_plan(const merged_layout<NOPS>& m) {
   for (int d = 0; d < m.ndim; ++d) {
     p.dims[d] = m.dims[static_cast<std::size_t>(d)];
     p.div[d] = divider<Idx>(static_cast<Idx>(m.dims[static_cast<std::size_t>(d)]));
-    for (int k = 0; k < NOPS; ++k) p.strides[k][d] = m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(d)];
+    for (int k = 0; k < NOPS; ++k)
+      p.strides[k][d] = static_cast<typename nd_plan<NOPS, Idx>::off_type>(
+          m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(d)]);
   }
   return p;
 }
@@ -126,26 +145,56 @@ inline bool same_elements(const operand_layout& a, const operand_layout& b) {
 /// dims by |stride|, each stride must step past everything the smaller dims span
 /// (sufficient, like PyTorch's check; exotic non-overlapping layouts are refused).
 inline bool no_internal_overlap(const operand_layout& op) {
-  std::vector<std::pair<index_t, index_t>> ds;  // (|stride|, dim)
+  std::pair<index_t, index_t> ds[max_rank];  // (|stride|, dim); fixed storage, no allocation
+  int nd = 0;
   for (int d = 0; d < op.shp.size(); ++d)
     if (op.shp[d] > 1) {
       const index_t s = op.strides[static_cast<std::size_t>(d)];
-      ds.push_back({s < 0 ? -s : s, op.shp[d]});
+      ds[nd++] = {s < 0 ? -s : s, op.shp[d]};
     }
-  std::sort(ds.begin(), ds.end());
+  for (int i = 1; i < nd; ++i)  // insertion sort: at most 8 entries
+    for (int k = i; k > 0 && ds[k] < ds[k - 1]; --k) std::swap(ds[k], ds[k - 1]);
   index_t span = 1;  // elements covered by the smaller dims
-  for (const auto& [s, n] : ds) {
+  for (int i = 0; i < nd; ++i) {
+    const auto [s, n] = ds[i];
     if (s < span) return false;
     span = s * (n - 1) + span;
   }
   return true;
 }
 
+/// True when two views of one element size provably touch no common element
+/// even though their address ranges intersect: every element offset is base +
+/// a combination of the strides, so if the base difference is not a multiple of
+/// the strides' gcd they never meet (interleaved columns, even/odd elements).
+inline bool disjoint_lattices(const operand_layout& a, const operand_layout& b) {
+  if (a.elem_size != b.elem_size) return false;
+  const auto es = static_cast<std::intptr_t>(a.elem_size);
+  const std::intptr_t diff = reinterpret_cast<std::intptr_t>(b.data) - reinterpret_cast<std::intptr_t>(a.data);
+  if (diff % es != 0) return false;
+  index_t g = 0;
+  auto add = [&g](const operand_layout& v) {
+    for (int d = 0; d < v.shp.size(); ++d)
+      if (v.shp[d] > 1) {
+        index_t s = v.strides[static_cast<std::size_t>(d)];
+        s = s < 0 ? -s : s;
+        while (s) {  // g = gcd(g, s)
+          const index_t t = g % s;
+          g = s;
+          s = t;
+        }
+      }
+  };
+  add(a);
+  add(b);
+  return g > 1 && (diff / es) % g != 0;
+}
+
 /// Validates outputs against each other and the inputs: an output may be exactly
 /// an input (in-place) but may not overlap it partially or overlap another
 /// output; an output may not overlap itself. Throws shape_error naming op.
-inline void check_overlap(const char* opname, const std::vector<operand_layout>& outs,
-                          const std::vector<operand_layout>& ins) {
+template <class Outs, class Ins>
+void check_overlap(const char* opname, const Outs& outs, const Ins& ins) {
   for (std::size_t j = 0; j < outs.size(); ++j) {
     const auto& o = outs[j];
     if (!no_internal_overlap(o))
@@ -154,10 +203,11 @@ inline void check_overlap(const char* opname, const std::vector<operand_layout>&
     const auto eo = byte_extent(o);
     auto overlaps = [&](const operand_layout& x) {
       const auto ex = byte_extent(x);
-      return ex.first < ex.second && eo.first < eo.second && ex.first < eo.second && eo.first < ex.second;
+      if (!(ex.first < ex.second && eo.first < eo.second && ex.first < eo.second && eo.first < ex.second)) return false;
+      return !disjoint_lattices(o, x);
     };
     for (std::size_t i = 0; i < ins.size(); ++i)
-      if (overlaps(ins[i]) && !same_elements(o, ins[i]))
+      if (ins[i].is_array && overlaps(ins[i]) && !same_elements(o, ins[i]))
         throw shape_error(std::string(opname) + ": output " + std::to_string(j) + " of shape " + o.shp.str() +
                           " partially overlaps input " + std::to_string(i) + " of shape " + ins[i].shp.str() +
                           " (only exact in-place use is allowed)");

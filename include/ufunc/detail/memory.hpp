@@ -4,6 +4,7 @@
 // bump (as CuPy's and PyTorch's caching allocators do).
 #pragma once
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -20,8 +21,9 @@
 namespace ufunc::detail {
 
 inline std::string bytes_str(std::size_t b) {
-  return std::to_string(b) + " bytes (" + std::to_string(static_cast<double>(b) / (1u << 30)).substr(0, 6) +
-         " GiB)";
+  char gib[48];
+  std::snprintf(gib, sizeof gib, "%.2f", static_cast<double>(b) / double(1ull << 30));
+  return std::to_string(b) + " bytes (" + gib + " GiB)";
 }
 
 template <class Target>
@@ -85,6 +87,9 @@ struct memory<target::cuda> {
     }
     if (err == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
+      // A failed request can leave the pool holding what it reserved for it (the
+      // release threshold would keep it there): give it back before reporting.
+      UFUNC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
       std::size_t free_b = 0, total_b = 0;
       UFUNC_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
       throw out_of_memory("ufunc: cannot allocate " + bytes_str(bytes) + " on CUDA device " + std::to_string(dev) +

@@ -21,7 +21,9 @@ struct in_ptr {
   using value_type = T;
   static constexpr bool is_array = true;
   const T* p;
-  UFUNC_HD T load(index_t off) const { return p[off]; }
+  template <class O>
+  UFUNC_HD T load(O off) const { return p[off]; }
+  UFUNC_HD in_ptr rebased(index_t off) const { return {p + off}; }
 };
 
 /// An input broadcast everywhere (a scalar argument).
@@ -30,7 +32,9 @@ struct in_value {
   using value_type = T;
   static constexpr bool is_array = false;
   T v;
-  UFUNC_HD T load(index_t) const { return v; }
+  template <class O>
+  UFUNC_HD T load(O) const { return v; }
+  UFUNC_HD in_value rebased(index_t) const { return *this; }
 };
 
 /// A nullary functor returning a fixed value (used by `full`).
@@ -83,8 +87,8 @@ UFUNC_HD void store_result(const Outs& outs, index_t off, const R& r, std::index
 }
 
 /// Writes a result to each output j at its own offset off[j] (strided outputs).
-template <class R, class Outs, std::size_t... J>
-UFUNC_HD void store_result_at(const Outs& outs, const index_t* off, const R& r, std::index_sequence<J...>) {
+template <class R, class Outs, class O, std::size_t... J>
+UFUNC_HD void store_result_at(const Outs& outs, const O* off, const R& r, std::index_sequence<J...>) {
   ((cuda::std::get<J>(outs)[off[J]] =
         static_cast<std::remove_reference_t<decltype(cuda::std::get<J>(outs)[0])>>(
             result_traits<R>::template get<static_cast<int>(J)>(r))),
@@ -92,14 +96,16 @@ UFUNC_HD void store_result_at(const Outs& outs, const index_t* off, const R& r, 
 }
 
 /// Calls f on the operands' values at the given per-operand offsets.
-template <class F, class Ins, std::size_t... I>
-UFUNC_HD decltype(auto) eval_at(const F& f, const Ins& ins, const index_t* off, std::index_sequence<I...>) {
+template <class F, class Ins, class O, std::size_t... I>
+UFUNC_HD decltype(auto) eval_at(const F& f, const Ins& ins, const O* off, std::index_sequence<I...>) {
+  (void)off;  // unused for nullary functions
   return f(cuda::std::get<I>(ins).load(off[I])...);
 }
 
 /// Calls f on the operands' values at one flat index.
 template <class F, class Ins, std::size_t... I>
 UFUNC_HD decltype(auto) eval_flat(const F& f, const Ins& ins, index_t i, std::index_sequence<I...>) {
+  (void)i;  // unused for nullary functions
   return f(cuda::std::get<I>(ins).load(i)...);
 }
 
@@ -138,34 +144,39 @@ inline constexpr int max_rank = 8;
 /// each operand's element stride per dim (outputs first, then inputs).
 template <int NOPS, class Idx>
 struct nd_plan {
+  /// Offsets are 32-bit when the index is (the planner checks every offset fits),
+  /// which halves the integer work per element.
+  using off_type = std::conditional_t<sizeof(Idx) == 4, std::int32_t, index_t>;
   int ndim = 0;
   index_t dims[max_rank] = {};
   divider<Idx> div[max_rank];
-  index_t strides[NOPS > 0 ? NOPS : 1][max_rank] = {};
+  off_type strides[NOPS > 0 ? NOPS : 1][max_rank] = {};
 
-  /// Adds the offsets of linear element `idx` to off[], returns the innermost coordinate.
-  UFUNC_HD Idx offsets(Idx idx, index_t* off) const {
+  /// Sets off[] to the offsets of linear element `idx` of the first `nd` dims
+  /// (all of them by default) and returns the innermost of those coordinates.
+  UFUNC_HD Idx offsets(Idx idx, off_type* off) const { return offsets(idx, off, ndim); }
+  UFUNC_HD Idx offsets(Idx idx, off_type* off, int nd) const {
     for (int k = 0; k < NOPS; ++k) off[k] = 0;
     Idx inner = idx;
 #if defined(__CUDACC__)
 #  pragma unroll
 #endif
     for (int d = max_rank - 1; d >= 1; --d) {
-      if (d < ndim) {
+      if (d < nd) {
         const Idx q = div[d].div(idx);
         const Idx r = idx - q * static_cast<Idx>(dims[d]);
-        if (d == ndim - 1) inner = r;
+        if (d == nd - 1) inner = r;
 #if defined(__CUDACC__)
 #  pragma unroll
 #endif
-        for (int k = 0; k < NOPS; ++k) off[k] += static_cast<index_t>(r) * strides[k][d];
+        for (int k = 0; k < NOPS; ++k) off[k] += static_cast<off_type>(r) * strides[k][d];
         idx = q;
       }
     }
 #if defined(__CUDACC__)
 #  pragma unroll
 #endif
-    for (int k = 0; k < NOPS; ++k) off[k] += static_cast<index_t>(idx) * strides[k][0];
+    for (int k = 0; k < NOPS; ++k) off[k] += static_cast<off_type>(idx) * strides[k][0];
     return inner;
   }
 };

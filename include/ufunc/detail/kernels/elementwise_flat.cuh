@@ -1,56 +1,85 @@
 // Flat elementwise kernel: every array operand is contiguous with the result, so
 // element i of each lives at p[i]. Each thread moves V elements per operand with
 // one vector access (16 bytes for the widest type) and keeps U such groups in
-// flight before computing, to cover DRAM latency.
+// flight before computing, to cover DRAM latency. Broadcast values stay scalars
+// (no per-lane copies), which keeps registers low and occupancy high.
 #pragma once
 
 #include "../operand.hpp"
 
 namespace ufunc::detail {
 
-/// Tuning for the flat path, chosen on an H100 (see bench/).
+/// Tuning for the flat path, from bench/tune_elementwise on an H200 (bench/NOTES.md).
 struct flat_tuning {
   static constexpr int block = 256;
-  static constexpr int unroll = 2;  // vector groups in flight per thread
+  static constexpr int unroll = 4;  // vector groups in flight per thread
+  static constexpr bool streaming_stores = false;  // st.global.cs for 16-byte stores
 };
 
-/// Loads V consecutive elements of an operand starting at element i (a multiple of V).
-template <int V, class Op>
-__device__ __forceinline__ vec_reg<typename Op::value_type, V> load_group(const Op& op, index_t i) {
-  using T = typename Op::value_type;
-  vec_reg<T, V> r;
-  if constexpr (Op::is_array) {
-    r = *reinterpret_cast<const vec_reg<T, V>*>(op.p + i);
-  } else {
-#pragma unroll
-    for (int k = 0; k < V; ++k) r.v[k] = op.v;
+/// What a thread holds of one operand for one group: V lanes of an array, or
+/// nothing for a broadcast value (read from the operand itself).
+template <class Op, int V, bool = Op::is_array>
+struct group_regs {
+  vec_reg<typename Op::value_type, V> r;
+  __device__ __forceinline__ void load(const Op& op, index_t i) {
+    using R = vec_reg<typename Op::value_type, V>;
+    if constexpr (sizeof(R) == 16 && alignof(R) == 16) {
+      // Read-only path with a 256-byte L2 prefetch: more DRAM requests in flight
+      // per instruction, which streaming kernels need to approach peak bandwidth.
+      uint4 u;
+      asm volatile("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+                   : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
+                   : "l"(op.p + i));
+      memcpy(&r, &u, 16);
+    } else {
+      r = *reinterpret_cast<const R*>(op.p + i);
+    }
   }
-  return r;
-}
-
-template <class F, class Regs, std::size_t... I>
-__device__ __forceinline__ decltype(auto) call_lane(const F& f, const Regs& regs, int k, std::index_sequence<I...>) {
-  return f(cuda::std::get<I>(regs).v[k]...);
-}
+  __device__ __forceinline__ typename Op::value_type lane(const Op&, int k) const { return r.v[k]; }
+};
+template <class Op, int V>
+struct group_regs<Op, V, false> {
+  __device__ __forceinline__ void load(const Op&, index_t) {}
+  __device__ __forceinline__ typename Op::value_type lane(const Op& op, int) const { return op.v; }
+};
 
 /// Stores lane values of output J as one vector.
-template <int V, int J, class R, class Outs>
+template <int V, bool CS, int J, class R, class Outs>
 __device__ __forceinline__ void store_group(const Outs& outs, index_t i, const R (&res)[V]) {
   using O = cuda::std::remove_pointer_t<cuda::std::tuple_element_t<J, Outs>>;
   vec_reg<O, V> w;
 #pragma unroll
   for (int k = 0; k < V; ++k) w.v[k] = static_cast<O>(result_traits<R>::template get<J>(res[k]));
-  *reinterpret_cast<vec_reg<O, V>*>(cuda::std::get<J>(outs) + i) = w;
+  if constexpr (CS && sizeof(w) == 16 && alignof(vec_reg<O, V>) == 16) {
+    uint4 u;
+    memcpy(&u, &w, 16);
+    asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(cuda::std::get<J>(outs) + i), "r"(u.x), "r"(u.y),
+                 "r"(u.z), "r"(u.w)
+                 : "memory");
+  } else {
+    *reinterpret_cast<vec_reg<O, V>*>(cuda::std::get<J>(outs) + i) = w;
+  }
 }
 
-template <int V, class R, class Outs, std::size_t... J>
+template <int V, bool CS, class R, class Outs, std::size_t... J>
 __device__ __forceinline__ void store_groups(const Outs& outs, index_t i, const R (&res)[V], std::index_sequence<J...>) {
-  (store_group<V, static_cast<int>(J)>(outs, i, res), ...);
+  (store_group<V, CS, static_cast<int>(J)>(outs, i, res), ...);
+}
+
+template <int V, class Ops, class Regs, std::size_t... I>
+__device__ __forceinline__ void load_groups(Regs& regs, const Ops& ins, index_t i, std::index_sequence<I...>) {
+  (cuda::std::get<I>(regs).load(cuda::std::get<I>(ins), i), ...);
+}
+
+template <class F, class Regs, class Ops, std::size_t... I>
+__device__ __forceinline__ decltype(auto) call_lane(const F& f, const Regs& regs, const Ops& ins, int k,
+                                                    std::index_sequence<I...>) {
+  return f(cuda::std::get<I>(regs).lane(cuda::std::get<I>(ins), k)...);
 }
 
 /// out_j[i] = f(in_0[i], ...)_j for i < n. Outs: tuple of output pointers; Ins:
 /// tuple of in_ptr/in_value operands. Requires every pointer aligned to V elements.
-template <int V, int U, class R, class F, class Outs, class... Ops>
+template <int V, int U, class R, class F, class Outs, bool CS, class... Ops>
 __global__ void __launch_bounds__(flat_tuning::block)
     elementwise_flat_kernel(F f, Outs outs, cuda::std::tuple<Ops...> ins, index_t n) {
   using seq_in = std::index_sequence_for<Ops...>;
@@ -59,12 +88,11 @@ __global__ void __launch_bounds__(flat_tuning::block)
   const index_t tile = static_cast<index_t>(blockDim.x) * U;
   for (index_t g0 = static_cast<index_t>(blockIdx.x) * tile + threadIdx.x; g0 < ngroups;
        g0 += static_cast<index_t>(gridDim.x) * tile) {
-    cuda::std::tuple<vec_reg<typename Ops::value_type, V>...> regs[U];
+    cuda::std::tuple<group_regs<Ops, V>...> regs[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {  // all loads first: U * (inputs) requests in flight
+    for (int u = 0; u < U; ++u) {  // all loads first: U * (array inputs) requests in flight
       const index_t g = g0 + static_cast<index_t>(u) * blockDim.x;
-      if (g < ngroups)
-        regs[u] = cuda::std::apply([&](const Ops&... op) { return cuda::std::make_tuple(load_group<V>(op, g * V)...); }, ins);
+      if (g < ngroups) load_groups<V>(regs[u], ins, g * V, seq_in{});
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -72,8 +100,8 @@ __global__ void __launch_bounds__(flat_tuning::block)
       if (g < ngroups) {
         R res[V];
 #pragma unroll
-        for (int k = 0; k < V; ++k) res[k] = call_lane(f, regs[u], k, seq_in{});
-        store_groups<V>(outs, g * V, res, seq_out{});
+        for (int k = 0; k < V; ++k) res[k] = call_lane(f, regs[u], ins, k, seq_in{});
+        store_groups<V, CS>(outs, g * V, res, seq_out{});
       }
     }
   }

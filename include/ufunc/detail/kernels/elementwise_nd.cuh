@@ -39,16 +39,17 @@ __global__ void __launch_bounds__(nd_tuning::block)
   const index_t inner_dim = plan.dims[plan.ndim - 1];
   for (index_t base = (static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x) * E; base < n;
        base += static_cast<index_t>(gridDim.x) * blockDim.x * E) {
-    index_t off0[NOPS];
+    using off_t = typename nd_plan<NOPS, Idx>::off_type;
+    off_t off0[NOPS];
     const index_t inner = static_cast<index_t>(plan.offsets(static_cast<Idx>(base), off0));
     R res[E];
-    index_t off[E][NOPS];
+    off_t off[E][NOPS];
 #pragma unroll
     for (int e = 0; e < E; ++e) {
       if (base + e < n) {
         if (inner + e < inner_dim) {  // same row: step along the innermost dim
 #pragma unroll
-          for (int k = 0; k < NOPS; ++k) off[e][k] = off0[k] + e * plan.strides[k][plan.ndim - 1];
+          for (int k = 0; k < NOPS; ++k) off[e][k] = off0[k] + static_cast<off_t>(e) * plan.strides[k][plan.ndim - 1];
         } else {
           plan.offsets(static_cast<Idx>(base + e), off[e]);
         }

@@ -1,0 +1,212 @@
+// Core benchmark: measures the issue's performance targets as ratios against
+// references timed in the same process (device events, warm-up, medians).
+//   1. gaussian_pdf, float32, N = 2^27, scalars broadcast, into `out`:
+//      >= 0.85 of peak bandwidth (memory clock x bus width x 2) and
+//      >= 0.97 of thrust::transform of the same lambda.
+//   2. back-to-back async calls at N = 1024: host time per call
+//      <= 1.25 x a raw <<<>>> launch of an empty kernel.
+//   3. broadcast (8192,1) + (1,8192) -> (8192,8192) float32: >= 0.75 of peak,
+//      counting bytes written.
+// Also reported (no target): device-to-device copy bandwidth, per-call cost with
+// a freshly allocated result, and a transposed (strided) input.
+#include <ufunc/ufunc.hpp>
+
+#include <thrust/execution_policy.h>
+#include <thrust/transform.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr float SQRT_2PI = 2.5066282746310002f;
+
+__global__ void empty_kernel() {}
+
+struct event_pair {
+  cudaEvent_t a, b;
+  event_pair() {
+    UFUNC_CUDA_CHECK(cudaEventCreate(&a));
+    UFUNC_CUDA_CHECK(cudaEventCreate(&b));
+  }
+  ~event_pair() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+/// Median device time of fn() in milliseconds (events on the default stream).
+double time_device_ms(const std::function<void()>& fn, int warmup = 3, int reps = 25) {
+  for (int i = 0; i < warmup; ++i) fn();
+  UFUNC_CUDA_CHECK(cudaDeviceSynchronize());
+  event_pair ev;
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    UFUNC_CUDA_CHECK(cudaEventRecord(ev.a));
+    fn();
+    UFUNC_CUDA_CHECK(cudaEventRecord(ev.b));
+    UFUNC_CUDA_CHECK(cudaEventSynchronize(ev.b));
+    float ms = 0;
+    UFUNC_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.a, ev.b));
+    t.push_back(ms);
+  }
+  return median(t);
+}
+
+/// Median host time per call in microseconds over batches of `calls` back-to-back
+/// asynchronous calls (the device drains between batches, outside the timing).
+double time_host_us_per_call(const std::function<void()>& fn, int calls = 2000, int batches = 15) {
+  for (int i = 0; i < calls; ++i) fn();
+  UFUNC_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> t;
+  for (int b = 0; b < batches; ++b) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) fn();
+    const auto t1 = std::chrono::steady_clock::now();
+    UFUNC_CUDA_CHECK(cudaDeviceSynchronize());
+    t.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
+  }
+  return median(t);
+}
+
+struct row {
+  std::string what;
+  double value;
+  std::string unit;
+  std::string target;  // empty: reported only
+  bool pass;
+};
+std::vector<row> rows;
+
+void report(const std::string& what, double value, const std::string& unit, const std::string& target = "",
+            bool pass = true) {
+  rows.push_back({what, value, unit, target, pass});
+  std::printf("%-58s %10.3f %-6s %s%s\n", what.c_str(), value, unit.c_str(), target.c_str(),
+              target.empty() ? "" : (pass ? "  PASS" : "  FAIL"));
+  std::fflush(stdout);
+}
+
+bool check_close(const std::vector<float>& a, const std::vector<float>& b, float rtol) {
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!(std::abs(a[i] - b[i]) <= rtol * std::max(std::abs(a[i]), std::abs(b[i])) + 1e-30f)) {
+      std::printf("mismatch at %zu: %g vs %g\n", i, a[i], b[i]);
+      return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+int main() {
+  const auto devs = ufunc::devices();
+  if (devs.empty()) {
+    std::puts("bench_core: no CUDA device");
+    return 77;
+  }
+  const auto& dev = devs[0];
+  const double peak = dev.peak_bandwidth();  // bytes/s
+  std::printf("device: %s, %d SMs, cc %d.%d, %.1f GiB, peak bandwidth %.1f GB/s (clock %d kHz x %d bit x 2)\n\n",
+              dev.name.c_str(), dev.multiprocessors, dev.cc_major, dev.cc_minor,
+              dev.total_memory / double(1u << 30), peak / 1e9, dev.memory_clock_khz, dev.memory_bus_bits);
+
+  std::mt19937 rng(std::random_device{}());
+  std::normal_distribution<float> normal(0.f, 1.f);
+
+  // ---- 1. gaussian_pdf at N = 2^27 --------------------------------------------
+  const std::size_t n = std::size_t(1) << 27;
+  std::vector<float> hx(n);
+  for (auto& v : hx) v = normal(rng);
+  auto pdf = [] __host__ __device__(float x, float mean, float sigma) {
+    float z = (x - mean) / sigma;
+    return expf(-0.5f * z * z) / (sigma * SQRT_2PI);
+  };
+  auto gaussian_pdf = ufunc::vectorize(pdf, "gaussian_pdf");
+  auto x = ufunc::to_device(hx);
+  auto y = ufunc::empty_like(x);
+  auto y_ref = ufunc::empty_like(x);
+
+  const double copy_ms = time_device_ms([&] {
+    UFUNC_CUDA_CHECK(cudaMemcpyAsync(y_ref.data(), x.data(), n * sizeof(float), cudaMemcpyDeviceToDevice));
+  });
+  const double bytes = 2.0 * n * sizeof(float);
+  report("device-to-device copy, 2^27 float32 (read+write)", bytes / copy_ms / 1e6, "GB/s");
+  report("  copy / peak", bytes / copy_ms / 1e-3 / peak, "ratio");
+
+  const double uf_ms = time_device_ms([&] { gaussian_pdf(x, 0.0f, 1.0f, ufunc::out(y)); });
+  const float* px = x.data();
+  float* py = y_ref.data();
+  const double th_ms = time_device_ms([&] {
+    thrust::transform(thrust::cuda::par_nosync, px, px + n, py,
+                      [pdf] __device__(float v) { return pdf(v, 0.0f, 1.0f); });
+  });
+  if (!check_close(y.to_host(), y_ref.to_host(), 1e-6f)) return 1;
+  report("gaussian_pdf 2^27 into out: time", uf_ms, "ms");
+  report("thrust::transform same lambda: time", th_ms, "ms");
+  const double uf_peak = bytes / uf_ms / 1e-3 / peak;
+  report("gaussian_pdf bandwidth / peak", uf_peak, "ratio", ">= 0.85", uf_peak >= 0.85);
+  const double uf_thrust = th_ms / uf_ms;
+  report("gaussian_pdf speed / thrust::transform speed", uf_thrust, "ratio", ">= 0.97", uf_thrust >= 0.97);
+  report("gaussian_pdf bandwidth / device copy bandwidth", copy_ms / uf_ms, "ratio");
+
+  // ---- 2. launch overhead at N = 1024 -------------------------------------------
+  auto xs = ufunc::to_device(std::vector<float>(hx.begin(), hx.begin() + 1024));
+  auto ys = ufunc::empty_like(xs);
+  const double raw_us = time_host_us_per_call([] { empty_kernel<<<1, 32>>>(); });
+  const double call_us = time_host_us_per_call([&] { gaussian_pdf(xs, 0.0f, 1.0f, ufunc::out(ys)); });
+  const double alloc_us = time_host_us_per_call([&] { auto r = gaussian_pdf(xs, 0.0f, 1.0f); (void)r; });
+  report("raw <<<>>> empty-kernel launch: host time per launch", raw_us, "us");
+  report("ufunc call N=1024 into out: host time per call", call_us, "us");
+  const double ov = call_us / raw_us;
+  report("ufunc call / raw launch", ov, "ratio", "<= 1.25", ov <= 1.25);
+  report("ufunc call N=1024 allocating its result: host time", alloc_us, "us");
+  report("  allocating call / raw launch", alloc_us / raw_us, "ratio");
+
+  // ---- 3. broadcast (8192,1) + (1,8192) -> (8192,8192) ---------------------------
+  const ufunc::index_t m = 8192;
+  std::vector<float> hc(m), hr(m);
+  for (auto& v : hc) v = normal(rng);
+  for (auto& v : hr) v = normal(rng);
+  auto col = ufunc::to_device(hc, {m, 1});
+  auto rowv = ufunc::to_device(hr, {1, m});
+  auto add = ufunc::vectorize([] __host__ __device__(float a, float b) { return a + b; }, "add");
+  auto big = ufunc::empty<float>({m, m});
+  const double bc_ms = time_device_ms([&] { add(col, rowv, ufunc::out(big)); });
+  {
+    const auto hb = big.to_host();
+    for (ufunc::index_t i = 0; i < m; i += 97)
+      for (ufunc::index_t j = 0; j < m; j += 89)
+        if (hb[static_cast<std::size_t>(i * m + j)] != hc[static_cast<std::size_t>(i)] + hr[static_cast<std::size_t>(j)]) {
+          std::printf("broadcast mismatch at (%lld,%lld)\n", (long long)i, (long long)j);
+          return 1;
+        }
+  }
+  const double bc_bytes = double(m) * m * sizeof(float);
+  report("broadcast (8192,1)+(1,8192): time", bc_ms, "ms");
+  const double bc_peak = bc_bytes / bc_ms / 1e-3 / peak;
+  report("broadcast written bandwidth / peak", bc_peak, "ratio", ">= 0.75", bc_peak >= 0.75);
+
+  // ---- informative: strided input (transposed view) -------------------------------
+  auto t_out = ufunc::empty<float>({m, m});
+  const double tr_ms = time_device_ms([&] { add(big.view().transposed(), 1.0f, ufunc::out(t_out)); }, 2, 10);
+  report("add(transposed 8192^2 view, 1): read+write bandwidth / peak", 2 * bc_bytes / tr_ms / 1e-3 / peak, "ratio");
+
+  bool ok = true;
+  std::puts("\nsummary (measured vs target):");
+  for (const auto& r : rows)
+    if (!r.target.empty()) {
+      std::printf("  %-55s %8.3f  target %-8s %s\n", r.what.c_str(), r.value, r.target.c_str(), r.pass ? "PASS" : "FAIL");
+      ok = ok && r.pass;
+    }
+  std::printf("bench_core: %s\n", ok ? "all targets met" : "SOME TARGETS MISSED");
+  return 0;  // targets are reported, not asserted: timings are not test verdicts
+}
