@@ -1,1 +1,283 @@
+// ufunc::shape and broadcast_shapes: construction, limits, NumPy notation, and the
+// broadcasting rules checked against a table of NumPy cases and an independent
+// reference implementation of the rule on random shapes.
 #include "test_support.hpp"
+
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+using ufunc::index_t;
+using ufunc::shape;
+
+namespace {
+
+/// NumPy's rule written the other way round from the library: pad every shape
+/// on the left with 1s to the largest rank, then per axis the dims other than 1
+/// must all be equal; the result is that dim, or 1 when all are 1.
+bool reference_broadcast(const std::vector<std::vector<index_t>>& shapes, std::vector<index_t>& result) {
+  std::size_t rank = 0;
+  for (const auto& s : shapes) rank = std::max(rank, s.size());
+  result.assign(rank, 1);
+  for (std::size_t ax = 0; ax < rank; ++ax) {
+    bool have = false;
+    index_t value = 1;
+    for (const auto& s : shapes) {
+      const std::size_t pad = rank - s.size();
+      const index_t d = ax < pad ? 1 : s[ax - pad];
+      if (d == 1) continue;
+      if (have && d != value) return false;
+      have = true;
+      value = d;
+    }
+    result[ax] = value;
+  }
+  return true;
+}
+
+std::vector<shape> shapes_of(const std::vector<std::vector<index_t>>& v) {
+  std::vector<shape> out;
+  for (const auto& d : v) out.push_back(test::shape_of(d));
+  return out;
+}
+
+std::string list_str(const std::vector<std::vector<index_t>>& v) {
+  std::string s;
+  for (const auto& d : v) s += test::dims_str(d) + " ";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("shape: construction, rank, element count and NumPy notation") {
+  const shape s43{4, 3};
+  CHECK(s43.size() == 2);
+  CHECK(s43.ndim() == 2);
+  CHECK(s43[0] == 4);
+  CHECK(s43[1] == 3);
+  CHECK(s43.count() == 12);
+  CHECK(s43.str() == "(4,3)");
+
+  const shape s2{2};
+  CHECK(s2.size() == 1);
+  CHECK(s2.count() == 2);
+  CHECK(s2.str() == "(2,)");
+
+  const shape s0{};
+  CHECK(s0.size() == 0);
+  CHECK(s0.count() == 1);  // a rank-0 array holds one element
+  CHECK(s0.str() == "()");
+  CHECK(shape().size() == 0);
+
+  const shape empty1{0};
+  CHECK(empty1.size() == 1);
+  CHECK(empty1.count() == 0);
+  CHECK(empty1.str() == "(0,)");
+
+  const shape e3{2, 0, 3};
+  CHECK(e3.count() == 0);
+  CHECK(e3.str() == "(2,0,3)");
+
+  // Mixed integral types, 64-bit dims.
+  const shape big{std::int64_t(1) << 40, 2u, short(3)};
+  CHECK(big.size() == 3);
+  CHECK(big[0] == (index_t(1) << 40));
+  CHECK(big.count() == (index_t(6) << 40));
+  CHECK(big.str() == "(" + std::to_string(index_t(1) << 40) + ",2,3)");
+
+  // From a vector and from an iterator range.
+  const std::vector<int> dims{5, 1, 7};
+  CHECK(shape(dims) == shape{5, 1, 7});
+  CHECK(shape(dims.begin(), dims.end()) == shape{5, 1, 7});
+  const std::vector<long> none;
+  CHECK(shape(none) == shape{});
+  CHECK(shape(none).size() == 0);
+
+  // Range-for over the dims.
+  index_t prod = 1;
+  int n = 0;
+  for (index_t d : shape{2, 3, 4}) {
+    prod *= d;
+    ++n;
+  }
+  CHECK(n == 3);
+  CHECK(prod == 24);
+}
+
+TEST_CASE("shape: equality compares rank and every dim") {
+  CHECK(shape{4, 3} == shape{4, 3});
+  CHECK(shape{4, 3} != shape{3, 4});
+  CHECK(shape{3} != shape{1, 3});  // same count, different rank
+  CHECK(shape{} != shape{1});
+  CHECK(shape{} == shape{});
+  CHECK(shape{0} != shape{0, 0});
+  shape s{1, 2};
+  s[1] = 5;
+  CHECK(s == shape{1, 5});
+}
+
+TEST_CASE("shape: ranks 0 to 8 are accepted, 9 and negative dims throw shape_error") {
+  const std::vector<index_t> eight{1, 2, 3, 4, 1, 2, 3, 4};
+  for (std::size_t r = 0; r <= 8; ++r) {
+    std::vector<index_t> d(eight.begin(), eight.begin() + static_cast<std::ptrdiff_t>(r));
+    const shape s(d);
+    CHECK(s.size() == static_cast<int>(r));
+    CHECK(s.count() == test::count_of(d));
+  }
+  CHECK(shape::max_rank == 8);
+  CHECK(shape{1, 1, 1, 1, 1, 1, 1, 1}.size() == 8);
+
+  CHECK_THROWS_AS(shape(1, 1, 1, 1, 1, 1, 1, 1, 1), ufunc::shape_error);
+  CHECK_THROWS_AS(shape(std::vector<int>(9, 2)), ufunc::shape_error);
+  const std::vector<index_t> nine(9, 1);
+  CHECK_THROWS_AS(shape(nine.begin(), nine.end()), ufunc::shape_error);
+  CHECK_THROWS_WITH(shape(std::vector<int>(12, 1)), doctest::Contains("12"));
+
+  CHECK_THROWS_AS(shape(-1), ufunc::shape_error);
+  CHECK_THROWS_AS(shape(3, -2), ufunc::shape_error);
+  CHECK_THROWS_AS(shape(std::vector<int>{4, -1}), ufunc::shape_error);
+  CHECK_THROWS_WITH(shape(2, -7), doctest::Contains("-7"));
+
+  // shape_error is an std::invalid_argument.
+  static_assert(std::is_base_of_v<std::invalid_argument, ufunc::shape_error>);
+  CHECK_THROWS_AS(shape(-1), std::invalid_argument);
+}
+
+TEST_CASE("shape: contiguous_strides are row-major element strides") {
+  using V = std::vector<index_t>;
+  CHECK(ufunc::contiguous_strides(shape{4, 3}) == V{3, 1});
+  CHECK(ufunc::contiguous_strides(shape{2, 3, 4}) == V{12, 4, 1});
+  CHECK(ufunc::contiguous_strides(shape{7}) == V{1});
+  CHECK(ufunc::contiguous_strides(shape{}).empty());
+  const shape s{2, 1, 3, 1, 2, 2, 1, 3};
+  CHECK(ufunc::contiguous_strides(s) == test::row_major(test::dims_of(s)));
+}
+
+TEST_CASE("broadcast_shapes: compatible NumPy cases") {
+  struct row {
+    std::vector<std::vector<index_t>> in;
+    std::vector<index_t> expected;
+  };
+  // Each row is what numpy.broadcast_shapes(*in) returns.
+  const std::vector<row> table = {
+      {{{4, 3}, {3}}, {4, 3}},
+      {{{4, 1}, {3}}, {4, 3}},
+      {{{2, 1, 3}, {4, 1}}, {2, 4, 3}},
+      {{{}, {5}}, {5}},
+      {{{5}, {}}, {5}},
+      {{{}, {}}, {}},
+      {{{}}, {}},
+      {{{2, 3}}, {2, 3}},
+      {{{0}, {1}}, {0}},
+      {{{1}, {0}}, {0}},
+      {{{0}, {}}, {0}},
+      {{{0}, {0}}, {0}},
+      {{{0, 3}, {1, 3}}, {0, 3}},
+      {{{1, 0}, {5, 1}}, {5, 0}},
+      {{{2, 0}, {0}}, {2, 0}},
+      {{{3, 1}, {1, 4}}, {3, 4}},
+      {{{8, 1, 6, 1}, {7, 1, 5}}, {8, 7, 6, 5}},
+      {{{5, 4}, {1}}, {5, 4}},
+      {{{5, 4}, {4}}, {5, 4}},
+      {{{15, 3, 5}, {15, 1, 5}}, {15, 3, 5}},
+      {{{15, 3, 5}, {3, 5}}, {15, 3, 5}},
+      {{{15, 3, 5}, {3, 1}}, {15, 3, 5}},
+      {{{256, 256, 3}, {3}}, {256, 256, 3}},
+      {{{1, 1}, {1}}, {1, 1}},
+      {{{2, 1, 3}, {4, 1}, {3}}, {2, 4, 3}},
+      {{{1}, {0}, {1, 1}}, {1, 0}},
+      {{{6, 1, 1}, {1, 5, 1}, {1, 1, 4}, {}}, {6, 5, 4}},
+      {{{1, 2, 1, 2, 1, 2, 1, 2}, {2, 1, 2, 1, 2, 1, 2, 1}}, {2, 2, 2, 2, 2, 2, 2, 2}},
+      {{{1, 1, 1, 1, 1, 1, 1, 1}, {}}, {1, 1, 1, 1, 1, 1, 1, 1}},
+      {{{3}, {1, 1, 1, 1, 1, 1, 1, 1}}, {1, 1, 1, 1, 1, 1, 1, 3}},
+      {{{9, 1, 1, 1, 1, 1, 1, 2}, {3, 1, 1, 1, 1, 1, 1}}, {9, 3, 1, 1, 1, 1, 1, 2}},
+  };
+  for (const auto& r : table) {
+    INFO("inputs " << list_str(r.in) << "expected " << test::dims_str(r.expected));
+    const shape got = ufunc::broadcast_shapes(shapes_of(r.in));
+    CHECK(got == test::shape_of(r.expected));
+    CHECK(got.str() == test::dims_str(r.expected));
+    // The order of the operands does not matter.
+    std::vector<std::vector<index_t>> rev(r.in.rbegin(), r.in.rend());
+    CHECK(ufunc::broadcast_shapes(shapes_of(rev)) == test::shape_of(r.expected));
+  }
+  // No shapes at all broadcast to rank 0 (a call with only scalars).
+  CHECK(ufunc::broadcast_shapes({}) == shape{});
+}
+
+TEST_CASE("broadcast_shapes: incompatible NumPy cases throw shape_error naming op and shapes") {
+  const std::vector<std::vector<std::vector<index_t>>> table = {
+      {{4, 3}, {2}},
+      {{2, 3}, {3, 2}},
+      {{0}, {2}},
+      {{2}, {0}},
+      {{3}, {4}},
+      {{2, 1}, {8, 4, 3}},
+      {{0, 3}, {2, 3}},
+      {{1}, {0}, {3}},
+      {{3}, {1}, {0}},
+      {{5, 4}, {5}},
+      {{1, 2, 1, 2, 1, 2, 1, 2}, {1, 3, 1, 1, 1, 1, 1, 1}},
+  };
+  for (const auto& in : table) {
+    INFO("inputs " << list_str(in));
+    std::vector<index_t> ignored;
+    REQUIRE_FALSE(reference_broadcast(in, ignored));  // the table itself is right
+    std::string what;
+    try {
+      (void)ufunc::broadcast_shapes(shapes_of(in), "my_op");
+    } catch (const ufunc::shape_error& e) {
+      what = e.what();
+    }
+    INFO("message: " << what);
+    REQUIRE_FALSE(what.empty());
+    CHECK(what.rfind("my_op: ", 0) == 0);  // starts with the operation's name
+    CHECK(test::contains(what, "cannot broadcast"));
+    for (const auto& d : in) CHECK(test::contains(what, test::dims_str(d)));
+  }
+  // The exact wording for the documented two-operand case.
+  CHECK_THROWS_WITH_AS(ufunc::broadcast_shapes({shape{4, 3}, shape{2}}, "add"), "add: cannot broadcast (4,3) with (2,)",
+                       ufunc::shape_error);
+  // The default operation name.
+  CHECK_THROWS_WITH_AS(ufunc::broadcast_shapes({shape{4, 3}, shape{2}}), doctest::Contains("(4,3) with (2,)"),
+                       ufunc::shape_error);
+}
+
+TEST_CASE("broadcast_shapes: random shapes agree with an independent reference") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> nops(1, 4), rank(0, 8), pick(0, 9);
+  int ok = 0, bad = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    // Shapes built around a common target so that both outcomes occur often.
+    std::vector<index_t> target(static_cast<std::size_t>(rank(rng)));
+    for (auto& d : target) d = pick(rng) % 4;  // 0..3
+    std::vector<std::vector<index_t>> in(static_cast<std::size_t>(nops(rng)));
+    for (auto& s : in) {
+      const std::size_t r = std::min<std::size_t>(target.size(), static_cast<std::size_t>(rank(rng)));
+      s.assign(target.end() - static_cast<std::ptrdiff_t>(r), target.end());
+      for (auto& d : s) {
+        const int p = pick(rng);
+        if (p < 3) d = 1;                 // a stretchable dim
+        else if (p == 3) d = pick(rng) % 4;  // occasionally anything
+      }
+    }
+    std::vector<index_t> expected;
+    const bool compatible = reference_broadcast(in, expected);
+    INFO("inputs " << list_str(in));
+    if (compatible) {
+      ++ok;
+      shape got;
+      REQUIRE_NOTHROW(got = ufunc::broadcast_shapes(shapes_of(in)));
+      CHECK(got == test::shape_of(expected));
+    } else {
+      ++bad;
+      CHECK_THROWS_AS(ufunc::broadcast_shapes(shapes_of(in)), ufunc::shape_error);
+    }
+  }
+  CHECK(ok > 100);  // the generator really covers both outcomes
+  CHECK(bad > 100);
+}

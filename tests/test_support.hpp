@@ -5,12 +5,22 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <csignal>
+#include <algorithm>
+#include <climits>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <ufunc/ufunc.hpp>
+
+#if !defined(_WIN32)
+#  include <sys/wait.h>
+#  include <unistd.h>
+#endif
 
 namespace test {
 
@@ -42,6 +52,165 @@ inline std::vector<ufunc::index_t> strides_of(const ufunc::shape& s) { return uf
 inline bool close(double a, double b, double rtol = 1e-6, double atol = 1e-6) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
   return std::fabs(a - b) <= rtol * std::fmax(std::fabs(a), std::fabs(b)) + atol;
+}
+
+}  // namespace test
+
+// ---------------------------------------------------------------------------
+// Index math used by the host references. Written from NumPy's definitions,
+// independently of the library's own stride/broadcast code.
+namespace test {
+
+using ufunc::index_t;
+
+/// A shape from a list of dims (rank 0 for an empty list).
+inline ufunc::shape shape_of(const std::vector<index_t>& dims) { return ufunc::shape(dims); }
+
+inline std::vector<index_t> dims_of(const ufunc::shape& s) {
+  std::vector<index_t> d;
+  for (int i = 0; i < s.size(); ++i) d.push_back(s[i]);
+  return d;
+}
+
+inline index_t count_of(const std::vector<index_t>& dims) {
+  index_t n = 1;
+  for (auto d : dims) n *= d;
+  return n;
+}
+
+/// Row-major strides, computed here (not with ufunc::contiguous_strides).
+inline std::vector<index_t> row_major(const std::vector<index_t>& dims) {
+  std::vector<index_t> st(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
+    st[static_cast<std::size_t>(i)] = st[static_cast<std::size_t>(i) + 1] * std::max<index_t>(dims[static_cast<std::size_t>(i) + 1], 1);
+  return st;
+}
+
+/// Multi-index of row-major element `linear` of `dims`.
+inline std::vector<index_t> unravel(index_t linear, const std::vector<index_t>& dims) {
+  std::vector<index_t> idx(dims.size(), 0);
+  for (int i = static_cast<int>(dims.size()) - 1; i >= 0; --i) {
+    const index_t n = dims[static_cast<std::size_t>(i)];
+    idx[static_cast<std::size_t>(i)] = linear % n;
+    linear /= n;
+  }
+  return idx;
+}
+
+/// An operand as the reference sees it: element (i0, i1, ...) lives at
+/// base[offset + sum(i_k * strides_k)]; dims broadcast to the result by NumPy's
+/// rules (right-aligned, a dim of 1 repeats).
+struct ref_operand {
+  std::vector<index_t> dims;
+  std::vector<index_t> strides;
+  index_t offset = 0;
+};
+
+inline ref_operand contiguous(const std::vector<index_t>& dims) { return {dims, row_major(dims), 0}; }
+
+/// Offset of the element that result multi-index `out_idx` reads from `op`.
+inline index_t bcast_offset(const std::vector<index_t>& out_idx, const ref_operand& op) {
+  const std::size_t shift = out_idx.size() - op.dims.size();
+  index_t off = op.offset;
+  for (std::size_t k = 0; k < op.dims.size(); ++k)
+    if (op.dims[k] != 1) off += out_idx[shift + k] * op.strides[k];
+  return off;
+}
+
+inline std::string dims_str(const std::vector<index_t>& d) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  if (d.size() == 1) s += ",";
+  return s + ")";
+}
+
+/// Distance in units in the last place between two finite floats.
+inline std::int64_t ulp_distance(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return (std::isnan(a) && std::isnan(b)) ? 0 : INT64_MAX;
+  auto key = [](float f) {
+    std::int32_t i;
+    std::memcpy(&i, &f, sizeof i);
+    return i < 0 ? static_cast<std::int64_t>(INT32_MIN) - i : static_cast<std::int64_t>(i);
+  };
+  const std::int64_t d = key(a) - key(b);
+  return d < 0 ? -d : d;
+}
+
+/// True when `what` contains `part` (for checking error messages).
+inline bool contains(const std::string& what, const std::string& part) { return what.find(part) != std::string::npos; }
+
+}  // namespace test
+
+namespace test {
+
+template <class T>
+double printable(const T& x) {
+  return static_cast<double>(x);
+}
+
+/// Every element equal (after converting `want` to the element type of `got`);
+/// on failure reports the number of mismatches and the first one.
+template <class T, class U>
+void expect_equal(const std::vector<T>& got, const std::vector<U>& want) {
+  REQUIRE(got.size() == want.size());
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!(got[i] == static_cast<T>(want[i]))) {
+      if (!bad) first = i;
+      ++bad;
+    }
+  INFO("mismatches " << bad << " of " << got.size() << "; first at " << first << ": got "
+                     << (bad ? printable(static_cast<T>(got[first])) : 0.0) << ", want "
+                     << (bad ? printable(static_cast<T>(want[first])) : 0.0));
+  CHECK(bad == 0);
+}
+
+/// Every element within `max_ulps` units in the last place.
+inline void expect_ulps(const std::vector<float>& got, const std::vector<float>& want, std::int64_t max_ulps) {
+  REQUIRE(got.size() == want.size());
+  std::size_t bad = 0, first = 0;
+  std::int64_t worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const auto d = ulp_distance(got[i], want[i]);
+    worst = std::max(worst, d);
+    if (d > max_ulps) {
+      if (!bad) first = i;
+      ++bad;
+    }
+  }
+  INFO("worst " << worst << " ulps (allowed " << max_ulps << "); mismatches " << bad << "; first at " << first
+                << ": got " << (bad ? got[first] : 0.f) << ", want " << (bad ? want[first] : 0.f));
+  CHECK(bad == 0);
+}
+
+}  // namespace test
+
+namespace test {
+
+/// Runs `fn` in a forked child process and returns its exit status: 0 when fn
+/// returned true, 1 when it returned false, 128 + signal when the child died
+/// (e.g. 134 for std::terminate -> abort). For checking that something throws
+/// instead of terminating, without taking the whole test binary down. The child
+/// must not use CUDA (a forked child cannot); host code only.
+template <class Fn>
+int in_child(Fn fn) {
+#if !defined(_WIN32)
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The test framework's crash handlers must not run in the child: a crash
+    // there is the result we want to observe, as a signal.
+    for (int sig : {SIGABRT, SIGSEGV, SIGFPE, SIGILL, SIGBUS}) std::signal(sig, SIG_DFL);
+    _exit(fn() ? 0 : 1);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+#else
+  return fn() ? 0 : 1;
+#endif
 }
 
 }  // namespace test

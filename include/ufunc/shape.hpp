@@ -105,9 +105,10 @@ class shape {
 };
 
 namespace detail {
-/// Broadcasts `s` into `acc` in place (NumPy's rules); false when they clash.
-/// Allocation-free: this runs on every ufunc call.
-inline bool broadcast_into(shape& acc, const shape& s) noexcept {
+/// Broadcasts `s` into `acc` in place (NumPy's rules); false when they clash,
+/// shape_error when the result's element count overflows. Allocation-free: this
+/// runs on every ufunc call.
+inline bool broadcast_into(shape& acc, const shape& s) {
   const int rank = std::max(acc.size(), s.size());
   index_t out[shape::max_rank];
   for (int i = 0; i < rank; ++i) {  // i counts from the right

@@ -92,7 +92,8 @@ merged_layout<NOPS> merge_layout(const shape& out, const std::array<operand_layo
 /// kernels may use 32-bit index math.
 template <int NOPS>
 bool fits_32bit(const merged_layout<NOPS>& m, index_t n) {
-  constexpr index_t lim = index_t(1) << 31;
+  // Headroom: kernels form column indices up to one tile past the end of a row.
+  constexpr index_t lim = (index_t(1) << 31) - (index_t(1) << 20);
   if (n >= lim) return false;
   for (int k = 0; k < NOPS; ++k) {
     index_t span = 0;

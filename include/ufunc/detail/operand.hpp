@@ -12,6 +12,14 @@
 
 #include "../config.hpp"
 
+// These helpers are host-device templates that also call host-only functors (a
+// plain lambda given to the host target); nvcc must not check that instantiation.
+#if defined(__CUDACC__)
+#  define UFUNC_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
+#else
+#  define UFUNC_EXEC_CHECK_DISABLE
+#endif
+
 namespace ufunc::detail {
 
 /// An input read from memory; `p` is the operand's base address (flat path: the
@@ -71,13 +79,22 @@ struct result_traits<cuda::std::pair<A, B>> {
   static UFUNC_HD const type<J>& get(const cuda::std::pair<A, B>& r) { return cuda::std::get<J>(r); }
 };
 
+/// Alignment of V packed T: the largest power of two dividing their size, at most
+/// 16 (the widest access) and at least alignof(T).
+constexpr std::size_t vec_align(std::size_t bytes, std::size_t min_align) {
+  std::size_t a = 1;
+  while (a < 16 && bytes % (a * 2) == 0) a *= 2;
+  return a < min_align ? min_align : a;
+}
+
 /// A vector register of V elements, aligned so that one instruction moves it.
 template <class T, int V>
-struct alignas(sizeof(T) * V <= 16 ? sizeof(T) * V : 16) vec_reg {
+struct alignas(vec_align(sizeof(T) * V, alignof(T))) vec_reg {
   T v[V];
 };
 
 /// Writes result element `k` (of type R) to each output at `off`.
+UFUNC_EXEC_CHECK_DISABLE
 template <class R, class Outs, std::size_t... J>
 UFUNC_HD void store_result(const Outs& outs, index_t off, const R& r, std::index_sequence<J...>) {
   ((cuda::std::get<J>(outs)[off] =
@@ -87,6 +104,7 @@ UFUNC_HD void store_result(const Outs& outs, index_t off, const R& r, std::index
 }
 
 /// Writes a result to each output j at its own offset off[j] (strided outputs).
+UFUNC_EXEC_CHECK_DISABLE
 template <class R, class Outs, class O, std::size_t... J>
 UFUNC_HD void store_result_at(const Outs& outs, const O* off, const R& r, std::index_sequence<J...>) {
   ((cuda::std::get<J>(outs)[off[J]] =
@@ -96,6 +114,7 @@ UFUNC_HD void store_result_at(const Outs& outs, const O* off, const R& r, std::i
 }
 
 /// Calls f on the operands' values at the given per-operand offsets.
+UFUNC_EXEC_CHECK_DISABLE
 template <class F, class Ins, class O, std::size_t... I>
 UFUNC_HD decltype(auto) eval_at(const F& f, const Ins& ins, const O* off, std::index_sequence<I...>) {
   (void)off;  // unused for nullary functions
@@ -103,6 +122,7 @@ UFUNC_HD decltype(auto) eval_at(const F& f, const Ins& ins, const O* off, std::i
 }
 
 /// Calls f on the operands' values at one flat index.
+UFUNC_EXEC_CHECK_DISABLE
 template <class F, class Ins, std::size_t... I>
 UFUNC_HD decltype(auto) eval_flat(const F& f, const Ins& ins, index_t i, std::index_sequence<I...>) {
   (void)i;  // unused for nullary functions
