@@ -36,7 +36,11 @@ for exe in "$BUILD/tests/ufunc_tests" "$BUILD"/examples/example_*; do
   args=()
   [ "$(basename "$exe")" = ufunc_tests ] && args=(--test-case-exclude='*2^31*')
   echo "-- $exe ${args[*]}" >> "$OUT/memcheck.log"
-  compute-sanitizer --tool memcheck --error-exitcode 97 "$exe" "${args[@]}" >> "$OUT/memcheck.log" 2>&1
+  # API errors are not reported: the tests and the overflow example provoke
+  # cudaErrorMemoryAllocation and cudaErrorInvalidDevice on purpose (they check
+  # the typed exceptions); memcheck's verdict is on memory accesses.
+  compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 97 "$exe" "${args[@]}" \
+    >> "$OUT/memcheck.log" 2>&1
   rc=$?
   summary=$(grep -E "ERROR SUMMARY" "$OUT/memcheck.log" | tail -1)
   echo "$(basename "$exe"): rc=$rc ${summary}"
