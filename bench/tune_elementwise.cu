@@ -80,10 +80,9 @@ int main() {
       std::printf("flat %-4s U=%d occ=%d waves=%d grid=%u: %.3f of peak\n", name, U, occ, waves, grid, bytes / ms / 1e-3 / peak);
     }
   };
-  sweep_flat(elementwise_flat_kernel<4, 2, float, pdf_fn, Outs, false, in_ptr<float>, in_value<float>, in_value<float>>, 2, "pdf");
-  sweep_flat(elementwise_flat_kernel<4, 4, float, pdf_fn, Outs, false, in_ptr<float>, in_value<float>, in_value<float>>, 4, "pdf");
-  sweep_flat(elementwise_flat_kernel<4, 4, float, pdf_fn, Outs, true, in_ptr<float>, in_value<float>, in_value<float>>, 4, "pdf-cs");
-  sweep_flat(elementwise_flat_kernel<4, 8, float, pdf_fn, Outs, true, in_ptr<float>, in_value<float>, in_value<float>>, 8, "pdf-cs");
+  sweep_flat(elementwise_flat_kernel<4, 2, float, pdf_fn, Outs, in_ptr<float>, in_value<float>, in_value<float>>, 2, "pdf");
+  sweep_flat(elementwise_flat_kernel<4, 4, float, pdf_fn, Outs, in_ptr<float>, in_value<float>, in_value<float>>, 4, "pdf");
+  sweep_flat(elementwise_flat_kernel<4, 8, float, pdf_fn, Outs, in_ptr<float>, in_value<float>, in_value<float>>, 8, "pdf");
 
   // Broadcast (8192,1) + (1,8192) -> (8192,8192), bytes written only.
   const index_t m = 8192;

@@ -4,6 +4,8 @@
 # Usage: scripts/examples.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+export PATH=/usr/local/cuda/bin:$PATH
 BUILD=${1:-build-examples}
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DUFUNC_BACKEND="${UFUNC_BACKEND:-auto}" \
   -DUFUNC_BUILD_TESTS=OFF -DUFUNC_BUILD_BENCH=OFF

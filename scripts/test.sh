@@ -4,6 +4,8 @@
 # GPU are present, the host backend otherwise). Usage: scripts/test.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+export PATH=/usr/local/cuda/bin:$PATH
 BUILD=${1:-build}
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DUFUNC_BACKEND="${UFUNC_BACKEND:-auto}" -DUFUNC_BUILD_BENCH=OFF
 cmake --build "$BUILD" -j "$(nproc)"

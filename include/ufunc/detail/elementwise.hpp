@@ -121,7 +121,7 @@ struct elementwise_backend<target::cuda> {
   static void launch_flat(const F& f, const Outs& outs, const Ins& ins, index_t n, stream_ref s) {
     constexpr int U = flat_tuning::unroll;
     const unsigned grid = grid_for(n / V, index_t(flat_tuning::block) * U);
-    launch_flat_kernel<V, U, R, flat_tuning::streaming_stores>(grid, s, f, outs, ins, n);
+    elementwise_flat_kernel<V, U, R><<<grid, flat_tuning::block, 0, s.get()>>>(f, outs, ins, n);
     UFUNC_CHECK_LAUNCH("elementwise_flat_kernel", s.get());
   }
 
@@ -152,12 +152,6 @@ struct elementwise_backend<target::cuda> {
   template <int V, int G, class Idx, class R, class F, class Outs, class... Ops, int NOPS>
   static auto rows_kernel_for(const F&, const Outs&, const cuda::std::tuple<Ops...>&, const nd_plan<NOPS, Idx>&) {
     return elementwise_rows_kernel<V, G, Idx, R, NOPS, F, Outs, Ops...>;
-  }
-
-  template <int V, int U, class R, bool CS, class F, class Outs, class... Ops>
-  static void launch_flat_kernel(unsigned grid, stream_ref s, const F& f, const Outs& outs,
-                                 const cuda::std::tuple<Ops...>& ins, index_t n) {
-    elementwise_flat_kernel<V, U, R, F, Outs, CS, Ops...><<<grid, flat_tuning::block, 0, s.get()>>>(f, outs, ins, n);
   }
 
   template <int E, class Idx, class R, int NOPS, class F, class Outs, class Ins>

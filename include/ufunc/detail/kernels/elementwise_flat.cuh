@@ -13,7 +13,6 @@ namespace ufunc::detail {
 struct flat_tuning {
   static constexpr int block = 256;
   static constexpr int unroll = 4;  // vector groups in flight per thread
-  static constexpr bool streaming_stores = false;  // st.global.cs for 16-byte stores
 };
 
 /// What a thread holds of one operand for one group: V lanes of an array, or
@@ -44,26 +43,18 @@ struct group_regs<Op, V, false> {
 };
 
 /// Stores lane values of output J as one vector.
-template <int V, bool CS, int J, class R, class Outs>
+template <int V, int J, class R, class Outs>
 __device__ __forceinline__ void store_group(const Outs& outs, index_t i, const R (&res)[V]) {
   using O = cuda::std::remove_pointer_t<cuda::std::tuple_element_t<J, Outs>>;
   vec_reg<O, V> w;
 #pragma unroll
   for (int k = 0; k < V; ++k) w.v[k] = static_cast<O>(result_traits<R>::template get<J>(res[k]));
-  if constexpr (CS && sizeof(w) == 16 && alignof(vec_reg<O, V>) == 16) {
-    uint4 u;
-    memcpy(&u, &w, 16);
-    asm volatile("st.global.cs.v4.u32 [%0], {%1,%2,%3,%4};" ::"l"(cuda::std::get<J>(outs) + i), "r"(u.x), "r"(u.y),
-                 "r"(u.z), "r"(u.w)
-                 : "memory");
-  } else {
-    *reinterpret_cast<vec_reg<O, V>*>(cuda::std::get<J>(outs) + i) = w;
-  }
+  *reinterpret_cast<vec_reg<O, V>*>(cuda::std::get<J>(outs) + i) = w;
 }
 
-template <int V, bool CS, class R, class Outs, std::size_t... J>
+template <int V, class R, class Outs, std::size_t... J>
 __device__ __forceinline__ void store_groups(const Outs& outs, index_t i, const R (&res)[V], std::index_sequence<J...>) {
-  (store_group<V, CS, static_cast<int>(J)>(outs, i, res), ...);
+  (store_group<V, static_cast<int>(J)>(outs, i, res), ...);
 }
 
 template <int V, class Ops, class Regs, std::size_t... I>
@@ -79,7 +70,7 @@ __device__ __forceinline__ decltype(auto) call_lane(const F& f, const Regs& regs
 
 /// out_j[i] = f(in_0[i], ...)_j for i < n. Outs: tuple of output pointers; Ins:
 /// tuple of in_ptr/in_value operands. Requires every pointer aligned to V elements.
-template <int V, int U, class R, class F, class Outs, bool CS, class... Ops>
+template <int V, int U, class R, class F, class Outs, class... Ops>
 __global__ void __launch_bounds__(flat_tuning::block)
     elementwise_flat_kernel(F f, Outs outs, cuda::std::tuple<Ops...> ins, index_t n) {
   using seq_in = std::index_sequence_for<Ops...>;
@@ -101,7 +92,7 @@ __global__ void __launch_bounds__(flat_tuning::block)
         R res[V];
 #pragma unroll
         for (int k = 0; k < V; ++k) res[k] = call_lane(f, regs[u], ins, k, seq_in{});
-        store_groups<V, CS>(outs, g * V, res, seq_out{});
+        store_groups<V>(outs, g * V, res, seq_out{});
       }
     }
   }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian/Ubuntu machine lacks for building and testing ufunc:
+# cmake, ninja and doctest from apt (as root, or through sudo). The CUDA Toolkit 13
+# (nvcc, CCCL) must already be installed, at /usr/local/cuda or on PATH.
+set -euo pipefail
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v ninja >/dev/null || need+=(ninja-build)
+[ -f /usr/include/doctest/doctest.h ] || need+=(doctest-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "== installing: ${need[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+export PATH=/usr/local/cuda/bin:$PATH
+command -v nvcc >/dev/null || { echo "install-deps: nvcc (CUDA Toolkit 13) not found; install the CUDA Toolkit" >&2; exit 1; }
