@@ -5,7 +5,6 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <csignal>
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -16,11 +15,6 @@
 #include <vector>
 
 #include <ufunc/ufunc.hpp>
-
-#if !defined(_WIN32)
-#  include <sys/wait.h>
-#  include <unistd.h>
-#endif
 
 namespace test {
 
@@ -181,36 +175,6 @@ inline void expect_ulps(const std::vector<float>& got, const std::vector<float>&
   INFO("worst " << worst << " ulps (allowed " << max_ulps << "); mismatches " << bad << "; first at " << first
                 << ": got " << (bad ? got[first] : 0.f) << ", want " << (bad ? want[first] : 0.f));
   CHECK(bad == 0);
-}
-
-}  // namespace test
-
-namespace test {
-
-/// Runs `fn` in a forked child process and returns its exit status: 0 when fn
-/// returned true, 1 when it returned false, 128 + signal when the child died
-/// (e.g. 134 for std::terminate -> abort). For checking that something throws
-/// instead of terminating, without taking the whole test binary down. The child
-/// must not use CUDA (a forked child cannot); host code only.
-template <class Fn>
-int in_child(Fn fn) {
-#if !defined(_WIN32)
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    // The test framework's crash handlers must not run in the child: a crash
-    // there is the result we want to observe, as a signal.
-    for (int sig : {SIGABRT, SIGSEGV, SIGFPE, SIGILL, SIGBUS}) std::signal(sig, SIG_DFL);
-    _exit(fn() ? 0 : 1);
-  }
-  int status = 0;
-  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-#else
-  return fn() ? 0 : 1;
-#endif
 }
 
 }  // namespace test
