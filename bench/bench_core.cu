@@ -200,6 +200,16 @@ int main() {
   const double tr_ms = time_device_ms([&] { add(big.view().transposed(), 1.0f, ufunc::out(t_out)); }, 2, 10);
   report("add(transposed 8192^2 view, 1): read+write bandwidth / peak", 2 * bc_bytes / tr_ms / 1e-3 / peak, "ratio");
 
+  // ---- informative: short inner dim (per-element N-d kernel) ----------------------
+  {
+    const ufunc::index_t rows4 = ufunc::index_t(1) << 24;
+    auto x4 = ufunc::to_device(std::vector<float>(hx.begin(), hx.begin() + rows4 * 4), {rows4, 4});
+    auto a4 = ufunc::to_device(std::vector<float>{1.f, 2.f, 3.f, 4.f});
+    auto o4 = ufunc::empty<float>({rows4, 4});
+    const double ms = time_device_ms([&] { add(x4, a4, ufunc::out(o4)); }, 2, 10);
+    report("add((2^24,4), (4,)): read+write bandwidth / peak", 2.0 * rows4 * 4 * 4 / ms / 1e-3 / peak, "ratio");
+  }
+
   bool ok = true;
   std::puts("\nsummary (measured vs target):");
   for (const auto& r : rows)

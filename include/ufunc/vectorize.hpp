@@ -193,8 +193,7 @@ class vectorized {
     static_assert((static_cast<std::size_t>(detail::is_control_v<Args>) + ...) == sizeof...(Args) - nin,
                   "ufunc: inputs come first, then ufunc::out(...) and/or a stream");
     stream_ref s;
-    auto outs = std::tuple<>{};
-    auto all_outs = std::tuple_cat(outs, collect_outs(args)...);
+    auto all_outs = std::tuple_cat(collect_outs(args)...);
     ((void)set_stream(s, args), ...);
     auto inputs = std::forward_as_tuple(args...);
     return call(std::make_index_sequence<nin>{}, inputs, all_outs, s);
