@@ -79,14 +79,7 @@ class array_view {
   }
 
   /// True when the elements are laid out row-major without gaps.
-  bool is_contiguous() const noexcept {
-    index_t expect = 1;
-    for (int i = shape_.size() - 1; i >= 0; --i) {
-      if (shape_[i] != 1 && strides_[i] != expect) return false;
-      expect *= shape_[i];
-    }
-    return true;
-  }
+  bool is_contiguous() const noexcept { return is_row_major(shape_, strides_); }
 
   /// The view with its axes reversed (a matrix transpose for 2-D), no copy.
   array_view transposed() const {

@@ -137,6 +137,17 @@ inline shape broadcast_shapes(const std::vector<shape>& shapes, const char* op =
   return acc;
 }
 
+/// True when `strides` (one per dim, in elements) lay `s` out row-major without
+/// gaps; size-1 dims may have any stride.
+inline bool is_row_major(const shape& s, const index_t* strides) noexcept {
+  index_t expect = 1;
+  for (int i = s.size() - 1; i >= 0; --i) {
+    if (s[i] != 1 && strides[i] != expect) return false;
+    expect *= s[i];
+  }
+  return true;
+}
+
 /// Row-major (C-order) element strides of a shape.
 inline std::vector<index_t> contiguous_strides(const shape& s) {
   std::vector<index_t> st(static_cast<std::size_t>(s.size()));

@@ -267,12 +267,17 @@ class vectorized {
         }
       auto ops = cuda::std::make_tuple(operand_of(std::get<I>(in))...);
 
-      auto run = [&](const auto& out_views) {
-        std::array<operand_layout, nout + nin> all{};
+      auto out_layouts = [](const auto& out_views) {
+        std::array<operand_layout, nout> l{};
         std::apply([&](const auto&... v) {
           std::size_t j = 0;
-          ((all[j++] = layout_of(v)), ...);
+          ((l[j++] = layout_of(v)), ...);
         }, out_views);
+        return l;
+      };
+      auto run = [&](const auto& out_views, const std::array<operand_layout, nout>& out_l) {
+        std::array<operand_layout, nout + nin> all{};
+        for (std::size_t j = 0; j < nout; ++j) all[j] = out_l[j];
         for (std::size_t i = 0; i < nin; ++i) all[nout + i] = in_layouts[i];
         auto ptrs = std::apply([](const auto&... v) { return cuda::std::make_tuple(v.data()...); }, out_views);
         run_elementwise<Target, R>(f_, all[0].shp, ptrs, ops, all, s);
@@ -280,11 +285,7 @@ class vectorized {
 
       if constexpr (std::tuple_size_v<Outs> > 0) {
         static_assert(std::tuple_size_v<Outs> == nout, "ufunc: give one out() array per output of the function");
-        std::array<operand_layout, nout> out_l{};
-        std::apply([&](const auto&... v) {
-          std::size_t j = 0;
-          ((out_l[j++] = layout_of(v)), ...);
-        }, outs);
+        const auto out_l = out_layouts(outs);
         for (std::size_t j = 0; j < out_l.size(); ++j) {
           check_broadcasts_to(name_, b, out_l[j].shp, j);
           if (out_l[j].shp != out_l[0].shp)
@@ -292,24 +293,24 @@ class vectorized {
                               out_l[j].shp.str());
         }
         check_overlap(name_, out_l, in_layouts);
-        run(outs);
+        run(outs, out_l);
         return unwrap_single(outs);
       } else if constexpr (any_vector && has_bool_output<R>(std::make_index_sequence<nout>{})) {
         // std::vector<bool> has no element storage to write into: compute into
         // host arrays, then copy out.
         auto results = allocate_results<R, Target>(b, s, std::make_index_sequence<nout>{});
         auto views = std::apply([](auto&... a) { return std::make_tuple(a.view()...); }, results);
-        run(views);
+        run(views, out_layouts(views));
         return fetch(unwrap_single(std::move(results)));
       } else if constexpr (any_vector) {  // host target with host containers: results as vectors
         auto results = allocate_host_vectors<R>(static_cast<std::size_t>(b.count()), std::make_index_sequence<nout>{});
         auto views = std::apply([&](auto&... v) { return std::make_tuple(make_view<Target>(v.data(), b)...); }, results);
-        run(views);
+        run(views, out_layouts(views));
         return unwrap_single(std::move(results));
       } else {
         auto results = allocate_results<R, Target>(b, s, std::make_index_sequence<nout>{});
         auto views = std::apply([](auto&... a) { return std::make_tuple(a.view()...); }, results);
-        run(views);
+        run(views, out_layouts(views));
         return unwrap_single(std::move(results));
       }
     }

@@ -49,15 +49,6 @@ bool aligned_to(const std::array<operand_layout, N>& ops, int lanes, int count =
   return true;
 }
 
-inline bool row_major(const operand_layout& op) {
-  index_t expect = 1;
-  for (int d = op.shp.size() - 1; d >= 0; --d) {
-    if (op.shp[d] != 1 && op.strides[static_cast<std::size_t>(d)] != expect) return false;
-    expect *= op.shp[d];
-  }
-  return true;
-}
-
 template <class Target>
 struct elementwise_backend;
 
@@ -99,7 +90,7 @@ struct elementwise_backend<target::cuda> {
     }
     constexpr int E = sz::nd_elems;
     bool out_flat = aligned_to(ops, E, NOUT);
-    for (int j = 0; j < NOUT; ++j) out_flat = out_flat && row_major(ops[static_cast<std::size_t>(j)]);
+    for (int j = 0; j < NOUT; ++j) out_flat = out_flat && is_row_major(ops[static_cast<std::size_t>(j)].shp, ops[static_cast<std::size_t>(j)].strides.data());
     if (idx32)
       launch_nd<E, std::uint32_t, R>(f, outs, ins, make_plan<NOPS, std::uint32_t>(m), n, out_flat, s);
     else
