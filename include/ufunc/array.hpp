@@ -43,6 +43,11 @@ class array {
     const auto n = static_cast<std::size_t>(s.count());
     if (n > SIZE_MAX / sizeof(T)) throw out_of_memory("ufunc::array: " + s.str() + " overflows the address space");
     data_ = static_cast<T*>(mem::allocate(n * sizeof(T), st));
+#if defined(UFUNC_POISON_ALLOCATIONS)
+    // Test builds: new storage is all-ones bytes (NaN for floats, -1 for signed
+    // integers), so an element a kernel fails to write cannot pass for a result.
+    mem::fill_bytes(data_, 0xFF, n * sizeof(T), st);
+#endif
   }
 
   array(const array&) = delete;
@@ -119,7 +124,7 @@ array<T, Target> empty(const shape& s, stream_ref st = {}) {
 template <class T, class Target = target::device>
 array<T, Target> zeros(const shape& s, stream_ref st = {}) {
   array<T, Target> a(s, st);
-  detail::memory<Target>::zero(a.data(), static_cast<std::size_t>(a.size()) * sizeof(T), st);
+  detail::memory<Target>::fill_bytes(a.data(), 0, static_cast<std::size_t>(a.size()) * sizeof(T), st);
   return a;
 }
 

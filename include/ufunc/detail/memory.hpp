@@ -51,8 +51,8 @@ struct memory<target::host> {
   static void copy_to_host(void* dst, const void* src, std::size_t bytes, stream_ref s = {}) {
     copy(dst, src, bytes, s);
   }
-  static void zero(void* dst, std::size_t bytes, stream_ref = {}) {
-    if (bytes) std::memset(dst, 0, bytes);
+  static void fill_bytes(void* dst, unsigned char value, std::size_t bytes, stream_ref = {}) {
+    if (bytes) std::memset(dst, value, bytes);
   }
 
  private:
@@ -115,8 +115,8 @@ struct memory<target::cuda> {
     if (bytes) UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s.get()));
     UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
   }
-  static void zero(void* dst, std::size_t bytes, stream_ref s = {}) {
-    if (bytes) UFUNC_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, s.get()));
+  static void fill_bytes(void* dst, unsigned char value, std::size_t bytes, stream_ref s = {}) {
+    if (bytes) UFUNC_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, s.get()));
   }
 
  private:
