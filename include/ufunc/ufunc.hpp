@@ -9,3 +9,6 @@
 #include "array.hpp"
 #include "device.hpp"
 #include "vectorize.hpp"
+#include "reduce.hpp"
+#include "ops.hpp"
+#include "axis.hpp"

@@ -9,6 +9,7 @@
 
 #include "array.hpp"
 #include "array_view.hpp"
+#include "axis.hpp"
 #include "config.hpp"
 #include "detail/elementwise.hpp"
 #include "error.hpp"
@@ -22,6 +23,14 @@ template <class... V>
 struct out_t {
   std::tuple<V...> views;
 };
+
+template <class Target, class F>
+class vectorized;
+
+namespace detail {
+template <class Target, class F>
+struct ufunc_methods;  // reduce.hpp
+}  // namespace detail
 
 namespace detail {
 template <class A>
@@ -202,6 +211,32 @@ class vectorized {
   const F& function() const noexcept { return f_; }
   const char* name() const noexcept { return name_; }
 
+  /// NumPy's `ufunc.reduce` for a binary function: reduces `x` along `axis(k)`
+  /// (axis 0 by default; `axes{...}`, `keepdims`, `out(...)` and a stream as for
+  /// `ufunc::reduce`). f has no identity: an empty reduction throws value_error.
+  /// f must be associative and commutative. Returns an array.
+  template <class X, class... Rest>
+  auto reduce(const X& x, Rest&&... rest) const {
+    return detail::ufunc_methods<Target, F>::reduce(*this, x, std::forward<Rest>(rest)...);
+  }
+  /// NumPy's `ufunc.accumulate`: the inclusive scan of `x` along `axis` (default
+  /// 0) with f; a new array of x's shape holding f's result type, enqueued on the
+  /// stream. f must be associative (the scan runs in parallel).
+  template <class X>
+  auto accumulate(const X& x, ufunc::axis a = ufunc::axis(0), stream_ref s = {}) const {
+    return detail::ufunc_methods<Target, F>::accumulate(*this, x, a.value, s);
+  }
+  template <class X>
+  auto accumulate(const X& x, stream_ref s) const {
+    return detail::ufunc_methods<Target, F>::accumulate(*this, x, 0, s);
+  }
+  /// NumPy's `ufunc.outer`: r[i..., j...] = f(x[i...], y[j...]); the result has
+  /// shape x.shape + y.shape (rank at most 8). `out(...)` and a stream as for a call.
+  template <class X, class Y, class... Rest>
+  auto outer(const X& x, const Y& y, Rest&&... rest) const {
+    return detail::ufunc_methods<Target, F>::outer(*this, x, y, std::forward<Rest>(rest)...);
+  }
+
  private:
   template <class A>
   static auto collect_outs(const A& a) {
@@ -331,3 +366,6 @@ vectorized<Target, F> vectorize(F f, const char* name = "vectorize") {
 }
 
 }  // namespace ufunc
+
+// The ufunc methods (reduce, accumulate, outer) are defined with the reductions.
+#include "reduce.hpp"

@@ -1,0 +1,323 @@
+// Reduction dispatch: splits the broadcast input shape into kept and reduced
+// dims (host-only geometry), picks the engine (CUB device-wide reduction for one
+// output, the row or the column kernel for many, the host engine on the host
+// target), sizes temporaries and splits, and launches on the caller's stream.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "../error.hpp"
+#include "../shape.hpp"
+#include "../stream.hpp"
+#include "host/reduce.hpp"
+#include "layout.hpp"
+#include "memory.hpp"
+#include "reduce_source.hpp"
+
+#if defined(UFUNC_BACKEND_CUDA) && defined(__CUDACC__)
+#  include "kernels/reduce_all.cuh"
+#  include "kernels/reduce_columns.cuh"
+#  include "kernels/reduce_rows.cuh"
+#endif
+
+namespace ufunc::detail {
+
+/// Which dims of `s` are reduced, from a list of axes (negative counts from the
+/// end) or all of them. Throws shape_error for an axis out of range or repeated.
+inline std::array<bool, max_rank> axis_mask(const shape& s, const std::vector<int>* axes, const char* name) {
+  std::array<bool, max_rank> m{};
+  if (!axes) {
+    for (int d = 0; d < s.size(); ++d) m[static_cast<std::size_t>(d)] = true;
+    return m;
+  }
+  for (int a : *axes) {
+    const int ax = a < 0 ? a + s.size() : a;
+    if (ax < 0 || ax >= s.size())
+      throw shape_error(std::string(name) + ": axis " + std::to_string(a) + " is out of range for shape " + s.str() +
+                        " (" + std::to_string(s.size()) + " dims)");
+    if (m[static_cast<std::size_t>(ax)])
+      throw shape_error(std::string(name) + ": axis " + std::to_string(a) + " is given twice for shape " + s.str());
+    m[static_cast<std::size_t>(ax)] = true;
+  }
+  return m;
+}
+
+/// The reduction's shape: K outputs of R elements each; kept and reduced dims,
+/// each merged like an elementwise layout, with every input's strides.
+template <std::size_t NIN>
+struct reduce_geometry {
+  shape result;  // with keepdims, reduced dims stay as size 1
+  index_t K = 1, R = 1;
+  merged_layout<static_cast<int>(NIN)> kept, red;
+  /// The first array input's reduced elements are closer together in memory than
+  /// its neighbouring outputs: reduce along rows (else along columns).
+  bool rows_like = true;
+};
+
+template <std::size_t NIN>
+reduce_geometry<NIN> make_geometry(const shape& full, const std::array<bool, max_rank>& mask, bool keepdims,
+                                   const std::array<operand_layout, NIN>& ins) {
+  constexpr int N = static_cast<int>(NIN);
+  reduce_geometry<NIN> g;
+  std::vector<index_t> kdims, rdims, res;
+  std::array<operand_layout, NIN> kops{}, rops{};
+  for (std::size_t k = 0; k < NIN; ++k) kops[k].is_array = rops[k].is_array = ins[k].is_array;
+  for (int d = 0; d < full.size(); ++d) {
+    const bool red = mask[static_cast<std::size_t>(d)];
+    const std::size_t slot = red ? rdims.size() : kdims.size();
+    for (std::size_t k = 0; k < NIN; ++k) {
+      const auto& op = ins[k];
+      index_t st = 0;
+      if (op.is_array) {
+        const int od = d - (full.size() - op.shp.size());  // right-aligned source dim
+        if (od >= 0 && op.shp[od] != 1) st = op.strides[static_cast<std::size_t>(od)];
+      }
+      (red ? rops : kops)[k].strides[slot] = st;
+    }
+    (red ? rdims : kdims).push_back(full[d]);
+    if (!red || keepdims) res.push_back(red ? 1 : full[d]);
+  }
+  const shape ks(kdims), rs(rdims);
+  for (std::size_t k = 0; k < NIN; ++k) {
+    kops[k].shp = ks;
+    rops[k].shp = rs;
+  }
+  g.result = shape(res);
+  g.K = ks.count();
+  g.R = rs.count();
+  g.kept = merge_layout<N>(ks, kops);
+  g.red = merge_layout<N>(rs, rops);
+  for (std::size_t k = 0; k < NIN; ++k)
+    if (ins[k].is_array) {
+      auto inner = [&](const merged_layout<N>& m) {
+        if (m.ndim == 0) return INT64_MAX;
+        const index_t s = m.strides[k][static_cast<std::size_t>(m.ndim - 1)];
+        return s < 0 ? -s : s;
+      };
+      g.rows_like = inner(g.red) <= inner(g.kept);
+      break;
+    }
+  return g;
+}
+
+template <class Target>
+struct reduce_backend;
+
+template <>
+struct reduce_backend<target::host> {
+  /// out[0..K) = the K reductions (R >= 1).
+  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
+  static void run(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
+                  const Fin& fin, Res* out, stream_ref) {
+    host::reduce(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out);
+  }
+  /// The single reduction (K == 1) returned to the caller.
+  template <class Res, bool HasInit, class Src, class Acc, class Op, class Fin, std::size_t NIN>
+  static Res to_host(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
+                     const Fin& fin, stream_ref s) {
+    Res r{};
+    run<HasInit>(src, g, op, init, fin, &r, s);
+    return r;
+  }
+};
+
+#if defined(UFUNC_BACKEND_CUDA)
+/// Device memory for calls that synchronise before they return (a reduction to a
+/// host scalar): kept per thread and device and reused, so such a call costs no
+/// allocation; plus a pinned host slot for the result's copy.
+class reduce_scratch {
+ public:
+  static reduce_scratch& get() {
+    thread_local std::array<reduce_scratch, 64> per_device;
+    int dev = 0;
+    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+    return per_device.at(static_cast<std::size_t>(dev));
+  }
+  void* device(std::size_t bytes, stream_ref s) {
+    if (bytes > bytes_) {
+      memory<target::cuda>::deallocate(dev_, s);  // its last user synchronised
+      dev_ = nullptr;
+      bytes_ = 0;
+      const std::size_t want = std::max<std::size_t>(bytes, 1 << 16);
+      dev_ = memory<target::cuda>::allocate(want, s);
+      bytes_ = want;
+    }
+    return dev_;
+  }
+  void* pinned() {
+    if (!host_) UFUNC_CUDA_CHECK(cudaMallocHost(&host_, 256));
+    return host_;
+  }
+  reduce_scratch() = default;
+  reduce_scratch(const reduce_scratch&) = delete;
+  reduce_scratch& operator=(const reduce_scratch&) = delete;
+  ~reduce_scratch() {
+    memory<target::cuda>::deallocate(dev_, {});
+    if (host_ && cudaFreeHost(host_) != cudaSuccess) (void)cudaGetLastError();  // at teardown
+  }
+
+ private:
+  void* dev_ = nullptr;
+  std::size_t bytes_ = 0;
+  void* host_ = nullptr;
+};
+
+/// Stream-ordered device temporary, freed (stream-ordered) on scope exit.
+class device_temp {
+ public:
+  device_temp(std::size_t bytes, stream_ref s) : p_(memory<target::cuda>::allocate(bytes, s)), s_(s) {}
+  ~device_temp() { memory<target::cuda>::deallocate(p_, s_); }
+  device_temp(const device_temp&) = delete;
+  device_temp& operator=(const device_temp&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_;
+  stream_ref s_;
+};
+
+/// Bytes reserved in front of CUB's temporary storage for one result.
+inline constexpr std::size_t result_slot = 256;
+
+template <>
+struct reduce_backend<target::cuda> {
+  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
+  static void run(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
+                  const Fin& fin, Res* out, stream_ref s) {
+#  if defined(__CUDACC__)
+    if (g.K == 1)
+      run_all<HasInit>(src, g, op, init, fin, out, s, nullptr);
+    else
+      run_split(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out, s);
+#  else
+    (void)src, (void)g, (void)op, (void)init, (void)fin, (void)out, (void)s;
+    static_assert(sizeof(Src) == 0, nvcc_required);
+#  endif
+  }
+
+  /// The single reduction (K == 1) returned to the caller: the result and CUB's
+  /// temporaries live in the per-thread scratch block (no allocation), the value
+  /// comes back through pinned memory, and the stream is synchronised.
+  template <class Res, bool HasInit, class Src, class Acc, class Op, class Fin, std::size_t NIN>
+  static Res to_host(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
+                     const Fin& fin, stream_ref s) {
+#  if defined(__CUDACC__)
+    static_assert(sizeof(Res) <= result_slot);
+    auto& scratch = reduce_scratch::get();
+    run_all<HasInit>(src, g, op, init, fin, static_cast<Res*>(nullptr), s, &scratch);
+    UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+    return *static_cast<const Res*>(scratch.pinned());
+#  else
+    (void)src, (void)g, (void)op, (void)init, (void)fin, (void)s;
+    static_assert(sizeof(Src) == 0, nvcc_required);
+    return Res{};
+#  endif
+  }
+  static constexpr const char* nvcc_required =
+      "ufunc: a CUDA-target reduction must be compiled by nvcc: put it in a .cu file or set the source's LANGUAGE "
+      "to CUDA (or use host arrays)";
+
+#  if defined(__CUDACC__)
+  static int sm_count() {
+    static int counts[64] = {};
+    int dev = 0;
+    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+    int& c = counts[dev & 63];
+    if (!c) UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&c, cudaDevAttrMultiProcessorCount, dev));
+    return c;
+  }
+
+  /// One output: CUB. A single contiguous input whose map needs no index reads
+  /// through a plain pointer (vectorised loads); anything else through indices.
+  /// With `scratch`, the result goes to the start of the scratch block and is
+  /// copied to its pinned slot (`out` is unused).
+  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
+  static void run_all(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
+                      const Fin& fin, Res* out, stream_ref s, reduce_scratch* scratch) {
+    auto launch = [&](auto in, const auto& xform) {
+      std::size_t bytes = 0;
+      UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, g.R, op, init, fin, out, s.get())));
+      if (scratch) {
+        char* base = static_cast<char*>(scratch->device(result_slot + bytes, s));
+        Res* slot = reinterpret_cast<Res*>(base);
+        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(base + result_slot, bytes, in, xform, g.R, op, init, fin, slot,
+                                                  s.get())));
+        UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch->pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
+      } else {
+        device_temp t(bytes, s);
+        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(t.get(), bytes, in, xform, g.R, op, init, fin, out, s.get())));
+      }
+    };
+    if constexpr (Src::contiguous_candidate) {
+      if (g.red.ndim == 0 || (g.red.ndim == 1 && g.red.strides[0][0] == 1)) {
+        launch(src.first_pointer(), map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift});
+        return;
+      }
+    }
+    launch(thrust::counting_iterator<index_t>(0), source_at<Src>{src, src.base(0)});
+  }
+
+  template <class Tail, class Res>
+  struct store_final {
+    Tail tail;
+    Res* out;
+    template <class A>
+    __device__ void operator()(index_t, index_t o, const A& a) const { out[o] = static_cast<Res>(tail(a)); }
+  };
+  template <class Acc>
+  struct store_partial {
+    Acc* p;
+    __device__ void operator()(index_t item, index_t, const Acc& a) const { p[item] = a; }
+  };
+
+  /// Many outputs: the row or the column kernel; when the outputs alone cannot
+  /// fill the GPU the reduced range is split, partial results go to a temporary
+  /// and a second pass (columns over the partials) finishes them.
+  template <class Src, class Acc, class Op, class Tail, class Res>
+  static void run_split(const Src& src, index_t K, index_t R, bool rows_like, const acc_op<Acc, Op>& op,
+                        const Tail& tail, Res* out, stream_ref s) {
+    const index_t sms = sm_count();
+    index_t nchunks = 1;
+    if (rows_like) {
+      using tu = rows_reduce_tuning;
+      const index_t want = sms * 16;  // blocks that keep every SM busy
+      if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, R / (index_t(tu::block) * tu::unroll)));
+    } else {
+      using tu = columns_reduce_tuning;
+      const index_t want = sms * 2048;  // resident threads
+      if (K < want) nchunks = std::clamp<index_t>(std::min((want + K - 1) / K, R / tu::min_chunk), 1, 65535);
+    }
+    const index_t chunk_len = (R + nchunks - 1) / nchunks;
+    nchunks = (R + chunk_len - 1) / chunk_len;
+    auto launch = [&](const auto& store) {
+      if (rows_like) {
+        using tu = rows_reduce_tuning;
+        const index_t items = K * nchunks;
+        const auto grid = static_cast<unsigned>(std::min<index_t>(items, INT_MAX));
+        reduce_rows_kernel<tu::block, tu::unroll><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
+        UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
+      } else {
+        using tu = columns_reduce_tuning;
+        const dim3 grid(static_cast<unsigned>((K + tu::block - 1) / tu::block), static_cast<unsigned>(nchunks));
+        reduce_columns_kernel<tu::block, tu::unroll><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
+        UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
+      }
+    };
+    if (nchunks == 1) {
+      launch(store_final<Tail, Res>{tail, out});
+      return;
+    }
+    device_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
+    Acc* p = static_cast<Acc*>(partials.get());
+    launch(store_partial<Acc>{p});
+    run_split(partial_source<Acc>{p, K}, K, nchunks, false, op, tail, out, s);
+  }
+#  endif
+};
+#endif
+
+}  // namespace ufunc::detail

@@ -1,0 +1,167 @@
+// Element evaluation for reductions, shared by every backend: where the elements
+// of one output's reduction come from (a fused map over broadcast inputs, or a
+// buffer of partial results), how they become accumulator values, and what is
+// done to an accumulated value before it is stored. Like operand.hpp it knows
+// nothing about launches or memory, so lazy expressions can reuse it.
+#pragma once
+
+#include <cuda/std/type_traits>
+#include <utility>
+
+#include "../config.hpp"
+#include "../ops.hpp"
+#include "operand.hpp"
+
+namespace ufunc::detail {
+
+/// The reduction operator as the engines call it: its result is converted back to
+/// the accumulator type (e.g. `plus` on two shorts yields int).
+template <class Acc, class Op>
+struct acc_op {
+  Op op;
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD Acc operator()(const Acc& a, const Acc& b) const { return static_cast<Acc>(op(a, b)); }
+};
+
+/// Turns a mapped element into an accumulator value; `r` is the element's linear
+/// index over the reduced dims (used by argmin/argmax only).
+template <class Acc>
+struct lift_cast {
+  static constexpr bool uses_index = false;
+  template <class V>
+  UFUNC_HD Acc operator()(const V& v, index_t) const { return static_cast<Acc>(v); }
+};
+
+/// A value with its position, the accumulator of argmin/argmax.
+template <class T>
+struct arg_acc {
+  T v;
+  index_t i;
+};
+template <class T>
+struct lift_arg {
+  static constexpr bool uses_index = true;
+  template <class V>
+  UFUNC_HD arg_acc<T> operator()(const V& v, index_t r) const { return {static_cast<T>(v), r}; }
+};
+
+/// Picks the smaller (Max = false) or larger value, the first NaN, and on ties the
+/// lower index: NumPy's argmin/argmax. Commutative, as the parallel engines need.
+template <class T, bool Max>
+struct arg_pick {
+  UFUNC_HD arg_acc<T> operator()(const arg_acc<T>& a, const arg_acc<T>& b) const {
+    const bool an = is_nan(a.v), bn = is_nan(b.v);
+    if (an || bn) {
+      if (an && bn) return a.i < b.i ? a : b;
+      return an ? a : b;
+    }
+    const bool a_wins = Max ? b.v < a.v : a.v < b.v;
+    const bool b_wins = Max ? a.v < b.v : b.v < a.v;
+    if (a_wins) return a;
+    if (b_wins) return b;
+    return a.i < b.i ? a : b;
+  }
+};
+
+/// What is stored for an accumulated value: itself (converted to the result type),
+/// the mean over `count` elements, or the index of argmin/argmax.
+struct finish_same {
+  template <class A>
+  UFUNC_HD const A& operator()(const A& a) const { return a; }
+};
+template <class Acc>
+struct finish_mean {
+  index_t count;
+  UFUNC_HD Acc operator()(const Acc& a) const { return a / static_cast<Acc>(count); }
+};
+struct finish_index {
+  template <class T>
+  UFUNC_HD index_t operator()(const arg_acc<T>& a) const { return a.i; }
+};
+
+/// The last step for one output: combine with the initial value (when there is
+/// one) and finish. Engines that start from the initial value themselves (CUB)
+/// pass has_init = false.
+template <class Acc, class Op, class Fin>
+struct reduce_tail {
+  acc_op<Acc, Op> op;
+  Fin fin;
+  Acc init;
+  bool has_init;
+  UFUNC_HD auto operator()(Acc a) const {
+    if (has_init) a = op(init, a);
+    return fin(a);
+  }
+};
+
+/// An accumulator that may be empty, for engines that need a starting value when
+/// the operator has no identity (a custom op without `init`).
+template <class Acc>
+struct maybe {
+  Acc v;
+  bool ok;
+};
+template <class Acc, class Op>
+struct maybe_op {
+  acc_op<Acc, Op> op;
+  UFUNC_HD maybe<Acc> operator()(const maybe<Acc>& a, const maybe<Acc>& b) const {
+    if (!a.ok) return b;
+    if (!b.ok) return a;
+    return {op(a.v, b.v), true};
+  }
+};
+
+/// The elements reduced into output `o`: map(inputs...) at kept offset `o` plus
+/// reduced offset `r`, lifted to the accumulator. `kept` and `red` are the kept
+/// and reduced dims, each merged, with every input's strides (0 where it
+/// broadcasts). Offsets are 64-bit; the hot loops step pointers rather than
+/// dividing (see `at`).
+template <class Acc, class Lift, class Map, class Ins, int NIN>
+struct map_source {
+  using acc_type = Acc;
+  using plan_type = nd_plan<NIN, std::uint64_t>;
+  struct base_t {
+    index_t off[NIN];
+  };
+  Lift lift;
+  Map map;
+  Ins ins;
+  plan_type kept, red;
+
+  /// One array input and a map that needs no index: when that input is also
+  /// contiguous, an engine may read it through a plain pointer.
+  static constexpr bool contiguous_candidate =
+      NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && !Lift::uses_index;
+  UFUNC_HD auto first_pointer() const { return cuda::std::get<0>(ins).p; }
+
+  UFUNC_HD base_t base(index_t o) const {
+    base_t b;
+    kept.offsets(static_cast<std::uint64_t>(o), b.off);
+    return b;
+  }
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD Acc at(const base_t& b, index_t r) const {
+    index_t off[NIN];
+    if (red.ndim <= 1) {
+      for (int k = 0; k < NIN; ++k) off[k] = b.off[k] + r * red.strides[k][0];
+    } else {
+      red.offsets(static_cast<std::uint64_t>(r), off);
+      for (int k = 0; k < NIN; ++k) off[k] += b.off[k];
+    }
+    return lift(eval_at(map, ins, off, std::make_index_sequence<NIN>{}), r);
+  }
+};
+
+/// Partial results of a split reduction: `chunks` rows of K accumulators; output
+/// `o` reduces column o.
+template <class Acc>
+struct partial_source {
+  using acc_type = Acc;
+  using base_t = index_t;
+  const Acc* p;
+  index_t K;
+  UFUNC_HD base_t base(index_t o) const { return o; }
+  UFUNC_HD Acc at(base_t b, index_t r) const { return p[r * K + b]; }
+};
+
+}  // namespace ufunc::detail
