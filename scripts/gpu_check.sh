@@ -1,55 +1,98 @@
 #!/usr/bin/env bash
 # Everything the GPU machine has to do, in one call: configure and build the CUDA
-# backend with all cores, run the test suite and examples, run them again under
-# compute-sanitizer memcheck, and run the benchmark. Logs go to $OUT (or ./gpu-out).
-#   usage: scripts/gpu_check.sh            (from the repository root)
+# backend with all cores, run the test suite and examples (ctest), run them again
+# under compute-sanitizer (memcheck, racecheck, synccheck), and run the
+# benchmarks. Logs go to $OUT (or ./gpu-out).
+#   usage: scripts/gpu_check.sh [steps]     (from the repository root)
+#   steps: any of build test memcheck racecheck synccheck bench (default: all),
+#          e.g. `scripts/gpu_check.sh build test bench` when a lease is short.
+#   TESTS='doctest filter' restricts the unit-test cases run by the test and
+#   sanitizer steps (e.g. TESTS='reduce*'); BENCHES='bench_reduce' the benchmarks;
+#   TARGETS='ufunc_tests bench_reduce' the build.
 # doctest is taken from .deps/doctest when present (the GPU machine has no apt).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 BUILD=${BUILD:-build-gpu}
 JOBS=${JOBS:-$(nproc)}
+STEPS=${*:-build test memcheck racecheck synccheck bench}
+TESTS=${TESTS:-}
 status=0
 step() { echo; echo "==== $*"; }
+want() { [[ " $STEPS " == *" $1 "* ]]; }
 
 step "device"
 nvidia-smi --query-gpu=name,memory.total,clocks.max.memory,driver_version --format=csv | tee "$OUT/device.txt"
 
-step "configure + build ($JOBS jobs)"
-doctest_opt=()
-[ -f .deps/doctest/doctest/doctest.h ] && doctest_opt=(-DUFUNC_DOCTEST_INCLUDE_DIR="$PWD/.deps/doctest")
-cmake -S . -B "$BUILD" -G Ninja -DUFUNC_BACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
-  "${doctest_opt[@]}" > "$OUT/configure.log" 2>&1 || { cat "$OUT/configure.log"; exit 1; }
-cmake --build "$BUILD" -j "$JOBS" > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
-echo "build ok"
+if want build; then
+  step "configure + build ($JOBS jobs)"
+  doctest_opt=()
+  [ -f .deps/doctest/doctest/doctest.h ] && doctest_opt=(-DUFUNC_DOCTEST_INCLUDE_DIR="$PWD/.deps/doctest")
+  cmake -S . -B "$BUILD" -G Ninja -DUFUNC_BACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
+    "${doctest_opt[@]}" > "$OUT/configure.log" 2>&1 || { cat "$OUT/configure.log"; exit 1; }
+  targets=()
+  for t in ${TARGETS:-}; do targets+=(--target "$t"); done
+  cmake --build "$BUILD" -j "$JOBS" "${targets[@]}" > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
+  echo "build ok"
+fi
 
-step "ctest (tests, examples, consumer)"
-ctest --test-dir "$BUILD" --output-on-failure -j 4 2>&1 | tee "$OUT/ctest.log" | tail -25
-grep -q "100% tests passed" "$OUT/ctest.log" || status=1
-"$BUILD/tests/ufunc_tests" 2>&1 | tail -3 | tee -a "$OUT/ctest.log"
+test_args=()
+[ -n "$TESTS" ] && test_args=(--test-case="$TESTS")
 
-step "compute-sanitizer memcheck"
-: > "$OUT/memcheck.log"
-# The >2^31-element cases ran above; under memcheck they would take most of the
-# lease, so they are left out here (doctest filter).
-for exe in "$BUILD/tests/ufunc_tests" "$BUILD"/examples/example_*; do
-  args=()
-  [ "$(basename "$exe")" = ufunc_tests ] && args=(--test-case-exclude='*2^31*')
-  echo "-- $exe ${args[*]}" >> "$OUT/memcheck.log"
-  # API errors are not reported: the tests and the overflow example provoke
-  # cudaErrorMemoryAllocation and cudaErrorInvalidDevice on purpose (they check
-  # the typed exceptions); memcheck's verdict is on memory accesses.
-  compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 97 "$exe" "${args[@]}" \
-    >> "$OUT/memcheck.log" 2>&1
-  rc=$?
-  summary=$(grep -E "ERROR SUMMARY" "$OUT/memcheck.log" | tail -1)
-  echo "$(basename "$exe"): rc=$rc ${summary}"
-  [ $rc -eq 0 ] || status=1
-done
+if want test; then
+  step "ctest (tests, examples, consumer)"
+  if [ -z "$TESTS" ] && [ -z "${TARGETS:-}" ]; then
+    ctest --test-dir "$BUILD" --output-on-failure -j 4 2>&1 | tee "$OUT/ctest.log" | tail -30
+    grep -q "100% tests passed" "$OUT/ctest.log" || status=1
+  fi
+  "$BUILD/tests/ufunc_tests" "${test_args[@]}" > "$OUT/unit.log" 2>&1 || status=1
+  tail -4 "$OUT/unit.log"
+  grep -B2 -A12 "ERROR\|FATAL" "$OUT/unit.log" | head -80
+fi
 
-if [ "${SKIP_BENCH:-0}" != 1 ]; then
-  step "benchmark"
-  "$BUILD/bench/bench_core" 2>&1 | tee "$OUT/bench.log"
+# One sanitizer tool over the unit tests and the examples. Left out:
+# - the >2^31-element cases (they ran above; under a sanitizer they would take
+#   most of the lease);
+# - example_atomic_counter under racecheck: it races on purpose (the lesson);
+# - example_histogram_debug: it traps on purpose (UFUNC_DEBUG bounds check).
+# API errors are not reported: the tests and the overflow example provoke
+# cudaErrorMemoryAllocation and cudaErrorInvalidDevice on purpose (they check the
+# typed exceptions); the sanitizers' verdict is on memory accesses, races and
+# barriers.
+sanitize() {
+  local tool=$1
+  shift
+  local log="$OUT/$tool.log"
+  : > "$log"
+  for exe in "$BUILD/tests/ufunc_tests" "$BUILD"/examples/example_*; do
+    [ -x "$exe" ] || continue
+    local name
+    name=$(basename "$exe")
+    [ "$name" = example_histogram_debug ] && continue
+    [ "$tool" = racecheck ] && [ "$name" = example_atomic_counter ] && continue
+    local args=()
+    if [ "$name" = ufunc_tests ]; then
+      args=(--test-case-exclude='*2^31*')
+      [ -n "$TESTS" ] && args+=(--test-case="$TESTS")
+    fi
+    echo "-- $exe ${args[*]}" >> "$log"
+    compute-sanitizer --tool "$tool" "$@" --report-api-errors no --error-exitcode 97 "$exe" "${args[@]}" \
+      >> "$log" 2>&1
+    local rc=$?
+    echo "$name: rc=$rc $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)"
+    [ $rc -eq 0 ] || status=1
+  done
+}
+if want memcheck; then step "compute-sanitizer memcheck"; sanitize memcheck; fi
+if want racecheck; then step "compute-sanitizer racecheck"; sanitize racecheck --racecheck-report all; fi
+if want synccheck; then step "compute-sanitizer synccheck"; sanitize synccheck; fi
+
+if want bench; then
+  for b in ${BENCHES:-bench_core bench_reduce bench_linalg}; do
+    [ -x "$BUILD/bench/$b" ] || continue
+    step "benchmark $b"
+    "$BUILD/bench/$b" 2>&1 | tee "$OUT/$b.log"
+  done
 fi
 echo
 echo "gpu_check: $([ $status -eq 0 ] && echo OK || echo FAILURES)"

@@ -1,0 +1,196 @@
+// Reduction benchmark: the issue's targets as ratios against references timed
+// in the same process (device events, warm-up, medians).
+//   1. sum of 2^27 float32 into a device scalar: >= 0.97 x cub::DeviceReduce::Sum
+//      with its temporary storage already allocated;
+//   2. abs-sum via map_reduce: <= 1.05 x the time of the plain sum (fused map);
+//   3. sum of 2^20 float32 returned to the host: <= 1.25 x the floor of CUB Sum +
+//      cudaMemcpyAsync of the scalar (pinned) + stream synchronize;
+//   4. (8192, 8192) float32 sums along axis 0 and along axis 1: each >= 0.80 of
+//      peak memory bandwidth (memory clock x bus width x 2).
+// Also reported: dot (two inputs), argmax, mean at 2^27; a (2^20, 64) column
+// reduction; accumulate (scan) of 2^27 float32.
+#include <ufunc/ufunc.hpp>
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "bench_util.hpp"
+
+namespace {
+
+struct abs_f {
+  __host__ __device__ float operator()(float v) const { return fabsf(v); }
+};
+struct mul_f {
+  __host__ __device__ float operator()(float a, float b) const { return a * b; }
+};
+struct add_f {
+  __host__ __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+/// Median host time of one call in microseconds (each call is synchronous).
+double time_sync_call_us(const std::function<void()>& fn, int calls = 200, int batches = 15) {
+  for (int i = 0; i < calls; ++i) fn();
+  std::vector<double> t;
+  for (int b = 0; b < batches; ++b) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) fn();
+    const auto t1 = std::chrono::steady_clock::now();
+    t.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
+  }
+  return median(t);
+}
+
+bool check(const char* what, double got, double want, double tol) {
+  const bool ok = std::fabs(got - want) <= tol;
+  if (!ok) std::printf("CHECK FAILED: %s = %.9g, reference %.9g (tolerance %.3g)\n", what, got, want, tol);
+  return ok;
+}
+
+}  // namespace
+
+int main() {
+  const auto devs = ufunc::devices();
+  if (devs.empty()) {
+    std::puts("bench_reduce: no CUDA device");
+    return 77;
+  }
+  const auto& dev = devs[0];
+  const double peak = dev.peak_bandwidth();
+  std::printf("device: %s, %d SMs, peak bandwidth %.1f GB/s (clock %d kHz x %d bit x 2)\n\n", dev.name.c_str(),
+              dev.multiprocessors, peak / 1e9, dev.memory_clock_khz, dev.memory_bus_bits);
+  bool correct = true;
+
+  // ---- 1, 2: sum and abs-sum of 2^27 float32 ---------------------------------
+  const std::size_t n = std::size_t(1) << 27;
+  std::vector<float> h(n);
+  std::mt19937_64 rng(12345);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  for (auto& v : h) v = nd(rng);
+  double ref = 0, abs_ref = 0;
+  for (float v : h) ref += v, abs_ref += std::fabs(v);
+  auto x = ufunc::to_device(h);
+  auto r0 = ufunc::empty<float>(ufunc::shape{});
+  const auto abs_sum = ufunc::map_reduce(abs_f{}, ufunc::plus{});
+
+  float* d_out = nullptr;
+  UFUNC_CUDA_CHECK(cudaMalloc(&d_out, sizeof(float)));
+  std::size_t temp_bytes = 0;
+  UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, x.data(), d_out, static_cast<int>(n)));
+  void* d_temp = nullptr;
+  UFUNC_CUDA_CHECK(cudaMalloc(&d_temp, temp_bytes));
+
+  constexpr int batch = 10;  // calls between two events: host work overlaps the GPU's
+  const double cub_ms = time_device_ms([&] {
+    for (int i = 0; i < batch; ++i)
+      UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(d_temp, temp_bytes, x.data(), d_out, static_cast<int>(n)));
+  }) / batch;
+  const double sum_ms = time_device_ms([&] {
+    for (int i = 0; i < batch; ++i) ufunc::sum(x, ufunc::out(r0));
+  }) / batch;
+  const double abs_ms = time_device_ms([&] {
+    for (int i = 0; i < batch; ++i) abs_sum(x, ufunc::out(r0));
+  }) / batch;
+  const double eps_bound = 27 * std::ldexp(1.0, -24) * abs_ref;
+  correct &= check("sum 2^27", ufunc::sum(x), ref, eps_bound);
+  correct &= check("abs-sum 2^27", abs_sum(x), abs_ref, eps_bound);
+  const double bytes = double(n) * sizeof(float);
+  report("cub::DeviceReduce::Sum 2^27 f32 (temp preallocated): time", cub_ms, "ms");
+  report("ufunc::sum 2^27 f32 into out: time", sum_ms, "ms");
+  report("  sum bandwidth / peak", bytes / sum_ms / 1e-3 / peak, "ratio");
+  const double vs_cub = cub_ms / sum_ms;
+  report("ufunc::sum speed / CUB Sum speed", vs_cub, "ratio", ">= 0.97", vs_cub >= 0.97);
+  report("abs-sum map_reduce 2^27 into out: time", abs_ms, "ms");
+  const double abs_ratio = abs_ms / sum_ms;
+  report("abs-sum time / sum time", abs_ratio, "ratio", "<= 1.05", abs_ratio <= 1.05);
+
+  // Reported only: two inputs, argmax, mean.
+  {
+    const auto dot = ufunc::map_reduce(mul_f{}, ufunc::plus{});
+    auto y = x.copy();
+    const double ms = time_device_ms([&] { dot(x, y, ufunc::out(r0)); });
+    report("dot(x, y) 2^27 f32 (two inputs): read bandwidth / peak", 2 * bytes / ms / 1e-3 / peak, "ratio");
+    auto ri = ufunc::empty<ufunc::index_t>(ufunc::shape{});
+    const double am = time_device_ms([&] { ufunc::argmax(x, ufunc::out(ri)); });
+    report("argmax 2^27 f32: read bandwidth / peak", bytes / am / 1e-3 / peak, "ratio");
+    const auto it = std::max_element(h.begin(), h.end());
+    correct &= check("argmax 2^27", double(ufunc::argmax(x)), double(it - h.begin()), 0);
+    const double mm = time_device_ms([&] { ufunc::mean(x, ufunc::out(r0)); });
+    report("mean 2^27 f32: read bandwidth / peak", bytes / mm / 1e-3 / peak, "ratio");
+    const auto add = ufunc::vectorize(add_f{});
+    const double scan_ms = time_device_ms([&] { (void)add.accumulate(x); }, 2, 10);
+    report("add.accumulate 2^27 f32 (scan): read+write bandwidth / peak", 2 * bytes / scan_ms / 1e-3 / peak, "ratio");
+  }
+
+  // ---- 3: 2^20-element sum returned to the host -------------------------------
+  {
+    const std::size_t m = std::size_t(1) << 20;
+    auto xs = ufunc::to_device(std::vector<float>(h.begin(), h.begin() + m));
+    float* pinned = nullptr;
+    UFUNC_CUDA_CHECK(cudaMallocHost(&pinned, sizeof(float)));
+    std::size_t tb = 0;
+    UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, tb, xs.data(), d_out, static_cast<int>(m)));
+    void* dt = nullptr;
+    UFUNC_CUDA_CHECK(cudaMalloc(&dt, tb));
+    const double floor_us = time_sync_call_us([&] {
+      UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(dt, tb, xs.data(), d_out, static_cast<int>(m)));
+      UFUNC_CUDA_CHECK(cudaMemcpyAsync(pinned, d_out, sizeof(float), cudaMemcpyDeviceToHost, 0));
+      UFUNC_CUDA_CHECK(cudaStreamSynchronize(0));
+    });
+    volatile float sink = 0;
+    const double ours_us = time_sync_call_us([&] { sink = sink + ufunc::sum(xs); });
+    double r1 = 0, a1 = 0;
+    for (std::size_t i = 0; i < m; ++i) r1 += h[i], a1 += std::fabs(h[i]);
+    correct &= check("sum 2^20 to host", ufunc::sum(xs), r1, 20 * std::ldexp(1.0, -24) * a1);
+    report("floor: CUB Sum + memcpy of scalar + sync, 2^20", floor_us, "us");
+    report("float s = ufunc::sum(x), 2^20", ours_us, "us");
+    const double ratio = ours_us / floor_us;
+    report("sum to host / floor", ratio, "ratio", "<= 1.25", ratio <= 1.25);
+    UFUNC_CUDA_CHECK(cudaFree(dt));
+    UFUNC_CUDA_CHECK(cudaFreeHost(pinned));
+  }
+
+  // ---- 4: axis reductions of an (8192, 8192) matrix ---------------------------
+  {
+    const ufunc::index_t R = 8192, C = 8192;
+    std::vector<float> hm(h.begin(), h.begin() + R * C);
+    auto A = ufunc::to_device(hm, {R, C});
+    auto rows = ufunc::empty<float>({C});
+    const double mbytes = double(R) * C * sizeof(float) + C * sizeof(float);
+    for (int a : {0, 1}) {
+      const double ms = time_device_ms([&] { ufunc::sum(A, ufunc::axis(a), ufunc::out(rows)); });
+      const double frac = mbytes / ms / 1e-3 / peak;
+      report("sum (8192,8192) f32 axis " + std::to_string(a) + ": bandwidth / peak", frac, "ratio", ">= 0.80",
+             frac >= 0.80);
+      // Spot-check a few outputs against double sums.
+      const auto got = rows.to_host();
+      for (ufunc::index_t k : {ufunc::index_t(0), ufunc::index_t(4097), C - 1}) {
+        double s = 0, sa = 0;
+        for (ufunc::index_t i = 0; i < R; ++i) {
+          const float v = a == 0 ? hm[i * C + k] : hm[k * C + i];
+          s += v, sa += std::fabs(v);
+        }
+        correct &= check("axis sum element", got[k], s, 16 * std::ldexp(1.0, -24) * sa);
+      }
+    }
+    // A tall, narrow matrix along its long axis: few outputs, split reduction.
+    auto T = ufunc::to_device(std::vector<float>(h.begin(), h.begin() + (1 << 20) * 64), {1 << 20, 64});
+    auto r64 = ufunc::empty<float>({64});
+    const double ms = time_device_ms([&] { ufunc::sum(T, ufunc::axis(0), ufunc::out(r64)); });
+    report("sum (2^20, 64) f32 axis 0: bandwidth / peak", double(1 << 20) * 64 * 4 / ms / 1e-3 / peak, "ratio");
+    auto r20 = ufunc::empty<float>({1 << 20});
+    const double ms1 = time_device_ms([&] { ufunc::sum(T, ufunc::axis(1), ufunc::out(r20)); });
+    report("sum (2^20, 64) f32 axis 1: bandwidth / peak", double(1 << 20) * 65 * 4 / ms1 / 1e-3 / peak, "ratio");
+  }
+
+  UFUNC_CUDA_CHECK(cudaFree(d_temp));
+  UFUNC_CUDA_CHECK(cudaFree(d_out));
+  std::printf("\nresults checked against double references: %s\n", correct ? "ok" : "MISMATCH");
+  summary("bench_reduce");
+  return correct ? 0 : 1;
+}
