@@ -8,7 +8,8 @@
 #          e.g. `scripts/gpu_check.sh build test bench` when a lease is short.
 #   TESTS='doctest filter' restricts the unit-test cases run by the test and
 #   sanitizer steps (e.g. TESTS='reduce*'); BENCHES='bench_reduce' the benchmarks;
-#   TARGETS='ufunc_tests bench_reduce' the build.
+#   TARGETS='ufunc_tests bench_reduce' the build; SANITIZE_EXAMPLES=0 keeps the
+#   examples out of the sanitizer steps.
 # doctest is taken from .deps/doctest when present (the GPU machine has no apt).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
@@ -66,6 +67,7 @@ sanitize() {
   : > "$log"
   for exe in "$BUILD/tests/ufunc_tests" "$BUILD"/examples/example_*; do
     [ -x "$exe" ] || continue
+    [ "${SANITIZE_EXAMPLES:-1}" = 0 ] && [ "$(basename "$exe")" != ufunc_tests ] && continue
     local name
     name=$(basename "$exe")
     [ "$name" = example_histogram_debug ] && continue
