@@ -22,6 +22,7 @@
 #  include "kernels/reduce_all.cuh"
 #  include "kernels/reduce_columns.cuh"
 #  include "kernels/reduce_rows.cuh"
+#  include "kernels/reduce_warps.cuh"
 #endif
 
 namespace ufunc::detail {
@@ -274,15 +275,24 @@ struct reduce_backend<target::cuda> {
     __device__ void operator()(index_t item, index_t, const Acc& a) const { p[item] = a; }
   };
 
-  /// Many outputs: the row or the column kernel; when the outputs alone cannot
-  /// fill the GPU the reduced range is split, partial results go to a temporary
-  /// and a second pass (columns over the partials) finishes them.
+  /// Many outputs: a kernel by layout: adjacent reduced elements take a block per
+  /// output (long rows) or a warp per output (rows up to warps max_row), adjacent
+  /// outputs a thread per output (columns; also very short rows, whose threads
+  /// then read neighbouring runs). When the outputs alone cannot fill the GPU the
+  /// reduced range is split, partial results go to a temporary and a second pass
+  /// (columns over the partials) finishes them.
   template <class Src, class Acc, class Op, class Tail, class Res>
   static void run_split(const Src& src, index_t K, index_t R, bool rows_like, const acc_op<Acc, Op>& op,
                         const Tail& tail, Res* out, stream_ref s) {
+    enum { block_rows, warp_rows, columns } kind = columns;
+    if (rows_like && R > 8) kind = R <= warps_reduce_tuning::max_row ? warp_rows : block_rows;
     const index_t sms = sm_count();
     index_t nchunks = 1;
-    if (rows_like) {
+    if (kind == warp_rows) {
+      using tu = warps_reduce_tuning;
+      const index_t want = sms * 64;  // resident warps
+      if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, R / (32 * tu::unroll)));
+    } else if (kind == block_rows) {
       using tu = rows_reduce_tuning;
       const index_t want = sms * 16;  // blocks that keep every SM busy
       if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, R / (index_t(tu::block) * tu::unroll)));
@@ -294,7 +304,13 @@ struct reduce_backend<target::cuda> {
     const index_t chunk_len = (R + nchunks - 1) / nchunks;
     nchunks = (R + chunk_len - 1) / chunk_len;
     auto launch = [&](const auto& store) {
-      if (rows_like) {
+      if (kind == warp_rows) {
+        using tu = warps_reduce_tuning;
+        const index_t items = K * nchunks, per_block = tu::block / 32;
+        const auto grid = static_cast<unsigned>(std::min<index_t>((items + per_block - 1) / per_block, INT_MAX));
+        reduce_warps_kernel<tu::block, tu::unroll><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
+        UFUNC_CHECK_LAUNCH("reduce_warps_kernel", s.get());
+      } else if (kind == block_rows) {
         using tu = rows_reduce_tuning;
         const index_t items = K * nchunks;
         const auto grid = static_cast<unsigned>(std::min<index_t>(items, INT_MAX));
