@@ -538,3 +538,37 @@ TEST_CASE("ufunc methods: reduce, accumulate and outer of a binary vectorized fu
   CHECK_THROWS_AS(sub.outer(ufunc::zeros<float>({1, 1, 1, 1, 1}), ufunc::zeros<double>({1, 1, 1, 1})),
                   ufunc::shape_error);
 }
+
+TEST_CASE("reduce: padded rows (a sliced view) with ragged lengths, float and double") {
+  // Rows of a (9, 10004) array cut to 10001 and 4099 columns: rows start aligned
+  // but end mid-vector; columns of the cut view are reduced too.
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<index_t> dims{9, 10004};
+  const auto hf = test::random_vector<float>(9 * 10004, seed);
+  const auto hd = test::random_vector<double>(9 * 10004, seed + 1);
+  const auto xf = ufunc::to_device(hf, shape(dims));
+  const auto xd = ufunc::to_device(hd, shape(dims));
+  for (index_t cols : {10001, 4099, 8}) {
+    INFO("cols " << cols);
+    const ref_operand lay{{9, cols}, {10004, 1}, 0};
+    for (int a : {0, 1}) {
+      const std::vector<bool> red{a == 0, a == 1};
+      const auto gf = groups(hf, lay, {9, cols}, red);
+      const auto gd = groups(hd, lay, {9, cols}, red);
+      const auto sf = ufunc::sum(xf.view().sliced(1, 0, cols), ufunc::axis(a)).to_host();
+      const auto sd = ufunc::sum(xd.view().sliced(1, 0, cols), ufunc::axis(a)).to_host();
+      const auto am = ufunc::argmax(xd.view().sliced(1, 0, cols), ufunc::axis(a)).to_host();
+      std::size_t bad = 0;
+      for (std::size_t o = 0; o < gf.size(); ++o) {
+        bad += std::fabs(sf[o] - dsum(gf[o])) > tree_bound(gf[o].size(), dabs_sum(gf[o]));
+        double s = 0, sa = 0;
+        for (double v : gd[o]) s += v, sa += std::fabs(v);
+        bad += std::fabs(sd[o] - s) > 64 * std::ldexp(1.0, -53) * sa;
+        bad += am[o] != std::max_element(gd[o].begin(), gd[o].end()) - gd[o].begin();
+      }
+      INFO("axis " << a);
+      CHECK(bad == 0);
+    }
+  }
+}

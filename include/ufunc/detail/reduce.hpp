@@ -286,6 +286,11 @@ struct reduce_backend<target::cuda> {
                         const Tail& tail, Res* out, stream_ref s) {
     enum { block_rows, warp_rows, columns } kind = columns;
     if (rows_like && R > 8) kind = R <= warps_reduce_tuning::max_row ? warp_rows : block_rows;
+    // 16-byte loads when the layout allows (one array input, aligned, contiguous).
+    constexpr int VW = Src::vec_width;
+    const bool vec = VW > 1 && ((kind == block_rows && src.vec_rows_ok(VW)) ||
+                                (kind == columns && src.vec_columns_ok(VW)));
+    const index_t V = vec ? VW : 1;
     const index_t sms = sm_count();
     index_t nchunks = 1;
     if (kind == warp_rows) {
@@ -298,10 +303,12 @@ struct reduce_backend<target::cuda> {
       if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, R / (index_t(tu::block) * tu::unroll)));
     } else {
       using tu = columns_reduce_tuning;
-      const index_t want = sms * 2048;  // resident threads
-      if (K < want) nchunks = std::clamp<index_t>(std::min((want + K - 1) / K, R / tu::min_chunk), 1, 65535);
+      const index_t want = sms * 2048, threads = K / V;  // resident threads; threads per chunk
+      if (threads < want)
+        nchunks = std::clamp<index_t>(std::min((want + threads - 1) / threads, R / tu::min_chunk), 1, 65535);
     }
-    const index_t chunk_len = (R + nchunks - 1) / nchunks;
+    index_t chunk_len = (R + nchunks - 1) / nchunks;
+    if (kind == block_rows) chunk_len = (chunk_len + V - 1) / V * V;  // chunks start V-aligned
     nchunks = (R + chunk_len - 1) / chunk_len;
     auto launch = [&](const auto& store) {
       if (kind == warp_rows) {
@@ -314,12 +321,26 @@ struct reduce_backend<target::cuda> {
         using tu = rows_reduce_tuning;
         const index_t items = K * nchunks;
         const auto grid = static_cast<unsigned>(std::min<index_t>(items, INT_MAX));
-        reduce_rows_kernel<tu::block, tu::unroll><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
+        if constexpr (VW > 1)
+          if (vec) {
+            reduce_rows_kernel<tu::block, tu::vec_unroll, VW>
+                <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
+            UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
+            return;
+          }
+        reduce_rows_kernel<tu::block, tu::unroll, 1><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
         UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
       } else {
         using tu = columns_reduce_tuning;
-        const dim3 grid(static_cast<unsigned>((K + tu::block - 1) / tu::block), static_cast<unsigned>(nchunks));
-        reduce_columns_kernel<tu::block, tu::unroll><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
+        const dim3 grid(static_cast<unsigned>((K / V + tu::block - 1) / tu::block), static_cast<unsigned>(nchunks));
+        if constexpr (VW > 1)
+          if (vec) {
+            reduce_columns_kernel<tu::block, tu::vec_unroll, VW>
+                <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
+            UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
+            return;
+          }
+        reduce_columns_kernel<tu::block, tu::unroll, 1><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
         UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
       }
     };

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cuda/std/type_traits>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "../config.hpp"
@@ -111,6 +113,24 @@ struct maybe_op {
   }
 };
 
+/// V contiguous elements at p (aligned to their size) in one access; on the
+/// device a 16-byte read-only load with a 256-byte L2 prefetch, as the flat
+/// elementwise kernel uses.
+template <class T, int V>
+UFUNC_HD vec_reg<T, V> load_vec(const T* p) {
+  vec_reg<T, V> r;
+#if UFUNC_DEVICE_PASS
+  if constexpr (sizeof(r) == 16) {
+    uint4 u;
+    asm("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p));
+    memcpy(&r, &u, 16);
+    return r;
+  }
+#endif
+  r = *reinterpret_cast<const vec_reg<T, V>*>(p);
+  return r;
+}
+
 /// The elements reduced into output `o`: map(inputs...) at kept offset `o` plus
 /// reduced offset `r`, lifted to the accumulator. `kept` and `red` are the kept
 /// and reduced dims, each merged, with every input's strides (0 where it
@@ -133,6 +153,62 @@ struct map_source {
   static constexpr bool contiguous_candidate =
       NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && !Lift::uses_index;
   UFUNC_HD auto first_pointer() const { return cuda::std::get<0>(ins).p; }
+
+  /// Elements per 16-byte access for a single array input (1: no vector path).
+  using first_type = typename cuda::std::tuple_element_t<0, Ins>::value_type;
+  static constexpr int vec_width =
+      (NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && sizeof(first_type) <= 8 &&
+       (sizeof(first_type) & (sizeof(first_type) - 1)) == 0)
+          ? static_cast<int>(16 / sizeof(first_type))
+          : 1;
+  /// Row kernels may read V reduced elements at once: the reduced elements are
+  /// contiguous and every output's row starts V-aligned.
+  bool vec_rows_ok(int V) const {
+    if constexpr (vec_width == 1) {
+      return false;
+    } else {
+      if (red.ndim != 1 || red.strides[0][0] != 1 || !aligned(V)) return false;
+      for (int d = 0; d < kept.ndim; ++d)
+        if (kept.strides[0][d] % V) return false;
+      return true;
+    }
+  }
+  /// Column kernels may read V neighbouring outputs at once: the outputs' inner
+  /// dim is contiguous, a multiple of V long, and every other step V-aligned.
+  bool vec_columns_ok(int V) const {
+    if constexpr (vec_width == 1) {
+      return false;
+    } else {
+      if (kept.ndim < 1 || kept.strides[0][kept.ndim - 1] != 1 || kept.dims[kept.ndim - 1] % V || !aligned(V))
+        return false;
+      for (int d = 0; d < kept.ndim - 1; ++d)
+        if (kept.strides[0][d] % V) return false;
+      for (int d = 0; d < red.ndim; ++d)
+        if (red.strides[0][d] % V) return false;
+      return true;
+    }
+  }
+  bool aligned(int V) const {
+    return reinterpret_cast<std::uintptr_t>(cuda::std::get<0>(ins).p) % (sizeof(first_type) * V) == 0;
+  }
+  /// The V elements from reduced element r on, contiguous in memory (see the
+  /// checks above), lifted with indices r + j * rstep.
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V>
+  UFUNC_HD void at_vec(const base_t& b, index_t r, index_t rstep, Acc* out) const {
+    if constexpr (vec_width > 1) {
+      index_t off;
+      if (red.ndim <= 1) {
+        off = b.off[0] + r * red.strides[0][0];
+      } else {
+        index_t o[NIN];
+        red.offsets(static_cast<std::uint64_t>(r), o);
+        off = b.off[0] + o[0];
+      }
+      const auto v = load_vec<first_type, V>(cuda::std::get<0>(ins).p + off);
+      for (int j = 0; j < V; ++j) out[j] = lift(map(v.v[j]), r + j * rstep);
+    }
+  }
 
   UFUNC_HD base_t base(index_t o) const {
     base_t b;
@@ -158,6 +234,11 @@ template <class Acc>
 struct partial_source {
   using acc_type = Acc;
   using base_t = index_t;
+  static constexpr int vec_width = 1;
+  bool vec_rows_ok(int) const { return false; }
+  bool vec_columns_ok(int) const { return false; }
+  template <int V>
+  UFUNC_HD void at_vec(base_t, index_t, index_t, Acc*) const {}
   const Acc* p;
   index_t K;
   UFUNC_HD base_t base(index_t o) const { return o; }
