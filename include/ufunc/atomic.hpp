@@ -121,6 +121,8 @@ struct greater_than {
 // accesses (relaxed, like CUDA's). `addr` must be aligned to the element size.
 // Element types: int, unsigned, long, unsigned long, long long, unsigned long
 // long, float, double. Integer arithmetic wraps (two's complement).
+// `atomic_exch` and `atomic_load` complete the set (CUDA's atomicExch, and a
+// coherent read for compare-and-swap loops).
 
 /// `*addr += val`; returns the old value.
 template <class T>
@@ -192,11 +194,44 @@ UFUNC_HD T atomic_max(T* addr, detail::value_of_t<T> val) noexcept {
 #endif
 }
 
+/// `*addr = val`; returns the old value.
+template <class T>
+UFUNC_HD T atomic_exch(T* addr, detail::value_of_t<T> val) noexcept {
+  UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
+#if UFUNC_DEVICE_PASS
+  if constexpr (std::is_same_v<T, double>)  // atomicExch has no double overload: exchange the bits
+    return detail::from_bits<T>(atomicExch(reinterpret_cast<unsigned long long*>(addr), detail::to_bits(val)));
+  else if constexpr (sizeof(T) == 8)
+    return static_cast<T>(atomicExch(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(val)));
+  else
+    return static_cast<T>(atomicExch(reinterpret_cast<detail::cuda_word_t<T>*>(addr), static_cast<detail::cuda_word_t<T>>(val)));
+#else
+  T old;
+  __atomic_exchange(addr, &val, &old, __ATOMIC_RELAXED);
+  return old;
+#endif
+}
+
+/// Reads `*addr` atomically (never torn, never a stale cached copy on the device):
+/// the way to read a value other threads update with these atomics, e.g. the
+/// first guess of a compare-and-swap loop.
+template <class T>
+UFUNC_HD T atomic_load(const T* addr) noexcept {
+  UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
+#if UFUNC_DEVICE_PASS
+  return *reinterpret_cast<const volatile T*>(addr);
+#else
+  T v;
+  __atomic_load(addr, &v, __ATOMIC_RELAXED);
+  return v;
+#endif
+}
+
 /// Compare and swap: `if (*addr == compare) *addr = val`, as one atomic step;
 /// returns the old value (equal to `compare` exactly when the swap happened).
 /// float and double compare bit patterns (as std::atomic does): -0.0 differs from
 /// +0.0, and a NaN matches the same NaN. The building block for any other atomic
-/// update: `T old = *p, seen; do { seen = old; old = atomic_cas(p, seen, f(seen)); } while (old != seen);`
+/// update: `T old = atomic_load(p), seen; do { seen = old; old = atomic_cas(p, seen, f(seen)); } while (old != seen);`
 /// (compare bits rather than with `!=` for floats that may be NaN).
 template <class T>
 UFUNC_HD T atomic_cas(T* addr, detail::value_of_t<T> compare, detail::value_of_t<T> val) noexcept {

@@ -116,6 +116,7 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
       s = stream_ref(c);
   };
   (take(ctl), ...);
+  (void)take;  // no control arguments
 
   if (n == 0) return;  // an empty space: nothing to run (every check above still applies)
   std::array<index_t, 3> dims{1, 1, 1};
