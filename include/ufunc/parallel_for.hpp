@@ -54,13 +54,17 @@ inline constexpr bool pf_is_stream_v = std::is_same_v<A, stream_ref> || std::is_
 template <class A>
 inline constexpr bool pf_is_config_v = std::is_same_v<A, launch_config>;
 
+template <std::size_t>
+struct pf_index_arg {
+  using type = std::size_t;
+};
+template <class F, class Seq>
+struct pf_invocable;
 template <class F, std::size_t... I>
-constexpr bool pf_invocable(std::index_sequence<I...>) {
-  return std::is_invocable_v<const F&, decltype(static_cast<void>(I), std::size_t{})...>;
-}
+struct pf_invocable<F, std::index_sequence<I...>> : std::is_invocable<const F&, typename pf_index_arg<I>::type...> {};
 /// True when F can be called with R std::size_t indices.
 template <class F, int R>
-inline constexpr bool pf_takes_v = pf_invocable<F>(std::make_index_sequence<static_cast<std::size_t>(R)>{});
+inline constexpr bool pf_takes_v = pf_invocable<F, std::make_index_sequence<static_cast<std::size_t>(R)>>::value;
 
 /// Largest index space: the grid-stride loop's last step (n - 1 + blocks * threads,
 /// at most 2^31 * 2^10 = 2^41) must not overflow a signed 64-bit index.
