@@ -54,7 +54,7 @@ struct parallel_for_backend<target::cuda> {
       if (cfg.threads > static_cast<unsigned>(lim.max_threads))
         throw value_error("parallel_for: launch_config asks for " + std::to_string(cfg.threads) +
                           " threads per block but this kernel can run at most " + std::to_string(lim.max_threads) +
-                          " (its register use limits it)");
+                          " (its register use limits it; tools that instrument kernels, such as compute-sanitizer, add registers)");
       blocks = cfg.blocks;
       threads = cfg.threads;
     } else {
