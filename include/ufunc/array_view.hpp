@@ -1,7 +1,9 @@
 // ufunc::array_view: a non-owning, strided window on memory someone else owns.
 #pragma once
 
+#include <cstdio>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -10,7 +12,51 @@
 #include "error.hpp"
 #include "shape.hpp"
 
+// With UFUNC_DEBUG defined, every element access through a view (`v[i]`,
+// `v(i, j, ...)`) is bounds-checked; the accessors then may throw on the host and
+// so are not noexcept. Define it for a whole program (all of its translation
+// units), never for some only.
+#if defined(UFUNC_DEBUG)
+#  define UFUNC_DETAIL_ACCESS_NOEXCEPT
+#else
+#  define UFUNC_DETAIL_ACCESS_NOEXCEPT noexcept
+#endif
+
 namespace ufunc {
+
+namespace detail {
+/// A view access out of range (UFUNC_DEBUG). `dim` < 0: a flat `v[i]` against the
+/// element count. Device: prints the index and extent and traps, which aborts the
+/// kernel (the launch then fails with a CUDA error); host: std::out_of_range.
+UFUNC_HD inline void view_index_error(index_t idx, index_t extent, int dim) {
+#if UFUNC_DEVICE_PASS
+  if (dim < 0)
+    printf("ufunc::array_view[]: index %lld is out of range for extent %lld (block %u, thread %u)\n",
+           static_cast<long long>(idx), static_cast<long long>(extent), blockIdx.x, threadIdx.x);
+  else
+    printf("ufunc::array_view(): index %lld is out of range for extent %lld in dimension %d (block %u, thread %u)\n",
+           static_cast<long long>(idx), static_cast<long long>(extent), dim, blockIdx.x, threadIdx.x);
+  __trap();
+#else
+  std::string msg = dim < 0 ? "ufunc::array_view[]: index " : "ufunc::array_view(): index ";
+  msg += std::to_string(idx) + " is out of range for extent " + std::to_string(extent);
+  if (dim >= 0) msg += " in dimension " + std::to_string(dim);
+  throw std::out_of_range(msg);
+#endif
+}
+
+/// `v(i, j, ...)` with a number of indices other than the view's rank (UFUNC_DEBUG).
+UFUNC_HD inline void view_rank_error(int given, int rank) {
+#if UFUNC_DEVICE_PASS
+  printf("ufunc::array_view(): %d indices given for a view of rank %d (block %u, thread %u)\n", given, rank,
+         blockIdx.x, threadIdx.x);
+  __trap();
+#else
+  throw std::out_of_range("ufunc::array_view(): " + std::to_string(given) + " indices given for a view of rank " +
+                          std::to_string(rank));
+#endif
+}
+}  // namespace detail
 
 /// A non-owning N-d view: pointer, shape and element strides (which may be zero or
 /// negative). It wraps memory owned elsewhere (an `ufunc::array`, a raw device
@@ -19,7 +65,10 @@ namespace ufunc {
 /// broadcast) are used in place without copies. Views are trivially copyable and
 /// can be captured by value in kernels; `v[i]` (row-major element i) and
 /// `v(i, j, ...)` index them on host and device. The caller keeps the memory alive
-/// and ordered with respect to the streams that use it.
+/// and ordered with respect to the streams that use it. With `UFUNC_DEBUG`
+/// defined, every such access is bounds-checked (index against extent, and the
+/// number of indices against the rank): an out-of-range access prints the index
+/// and extent and traps on the device, and throws `std::out_of_range` on the host.
 template <class T, class Target = target::device>
 class array_view {
  public:
@@ -58,21 +107,32 @@ class array_view {
   UFUNC_HD int ndim() const noexcept { return shape_.size(); }
   UFUNC_HD array_view view() const noexcept { return *this; }
 
-  /// Element `i` in row-major order of the view's logical shape.
-  UFUNC_HD T& operator[](index_t i) const noexcept {
+  /// Element `i` (0 <= i < size()) in row-major order of the view's logical shape.
+  UFUNC_HD T& operator[](index_t i) const UFUNC_DETAIL_ACCESS_NOEXCEPT {
+#if defined(UFUNC_DEBUG)
+    if (i < 0 || i >= size()) detail::view_index_error(i, size(), -1);
+#endif
     index_t off = 0;
-    for (int d = shape_.size() - 1; d >= 0; --d) {
+    for (int d = shape_.size() - 1; d > 0; --d) {
       const index_t n = shape_[d];
       off += (i % n) * strides_[d];
       i /= n;
     }
+    // What is left is the index along dimension 0 (no division needed: a 1-D view
+    // indexes without any).
+    if (shape_.size() > 0) off += i * strides_[0];
     return data_[off];
   }
 
   /// Element at a multi-index, one index per dimension.
   template <class... I, std::enable_if_t<(std::is_integral_v<I> && ...), int> = 0>
-  UFUNC_HD T& operator()(I... idx) const noexcept {
+  UFUNC_HD T& operator()(I... idx) const UFUNC_DETAIL_ACCESS_NOEXCEPT {
     const index_t ii[] = {0, static_cast<index_t>(idx)...};
+#if defined(UFUNC_DEBUG)
+    if (static_cast<int>(sizeof...(I)) != shape_.size()) detail::view_rank_error(static_cast<int>(sizeof...(I)), shape_.size());
+    for (int d = 0; d < static_cast<int>(sizeof...(I)); ++d)
+      if (ii[d + 1] < 0 || ii[d + 1] >= shape_[d]) detail::view_index_error(ii[d + 1], shape_[d], d);
+#endif
     index_t off = 0;
     for (int d = 0; d < static_cast<int>(sizeof...(I)); ++d) off += ii[d + 1] * strides_[d];
     return data_[off];

@@ -1,5 +1,8 @@
-// A non-owning handle to the stream a call is ordered on.
+// Streams: a non-owning handle to the stream a call is ordered on (stream_ref),
+// and an owning one (stream).
 #pragma once
+
+#include <utility>
 
 #include "config.hpp"
 #include "error.hpp"
@@ -30,6 +33,96 @@ class stream_ref {
   constexpr void* get() const noexcept { return nullptr; }
   void synchronize() const noexcept {}
 #endif
+};
+
+/// An owned CUDA stream: created by the constructor, destroyed by the destructor
+/// (work still queued on it finishes first; the destructor does not wait for it).
+/// Move-only; a moved-from stream refers to the legacy default stream. Converts to
+/// `stream_ref`, so it can be passed wherever a stream is taken:
+/// `ufunc::stream s; f(x, s); parallel_for(n, body, s); s.synchronize();`.
+/// `stream::non_blocking` makes a stream that does not synchronise with the legacy
+/// default stream (cudaStreamNonBlocking).
+///
+/// Arrays remember the stream they were allocated on and free their memory there,
+/// so destroy them before the stream (declare the stream first). On the host
+/// backend work is synchronous: the stream is a placeholder with the same API.
+class stream {
+ public:
+  enum flags : unsigned {
+    blocking = 0,      ///< orders with the legacy default stream (cudaStreamDefault)
+    non_blocking = 1,  ///< runs concurrently with the legacy default stream
+  };
+
+  stream() : stream(blocking) {}
+  explicit stream(flags f) : flags_(f) {
+#if defined(UFUNC_BACKEND_CUDA)
+    UFUNC_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, f == non_blocking ? cudaStreamNonBlocking : cudaStreamDefault));
+#endif
+  }
+  stream(const stream&) = delete;
+  stream& operator=(const stream&) = delete;
+  stream(stream&& o) noexcept : flags_(o.flags_) {
+#if defined(UFUNC_BACKEND_CUDA)
+    s_ = std::exchange(o.s_, nullptr);
+#endif
+    o.flags_ = blocking;
+  }
+  stream& operator=(stream&& o) noexcept {
+    if (this != &o) {
+      destroy();
+#if defined(UFUNC_BACKEND_CUDA)
+      s_ = std::exchange(o.s_, nullptr);
+#endif
+      flags_ = std::exchange(o.flags_, blocking);
+    }
+    return *this;
+  }
+  ~stream() { destroy(); }
+
+#if defined(UFUNC_BACKEND_CUDA)
+  cudaStream_t get() const noexcept { return s_; }
+#else
+  void* get() const noexcept { return nullptr; }
+#endif
+  stream_ref ref() const noexcept {
+#if defined(UFUNC_BACKEND_CUDA)
+    return stream_ref(s_);
+#else
+    return stream_ref();
+#endif
+  }
+  operator stream_ref() const noexcept { return ref(); }  // NOLINT: implicit by design
+  flags get_flags() const noexcept { return flags_; }
+
+  /// Blocks the host until all work queued on the stream has finished.
+  void synchronize() const { ref().synchronize(); }
+
+  /// True when all work queued on the stream has finished (does not block).
+  bool ready() const {
+#if defined(UFUNC_BACKEND_CUDA)
+    const cudaError_t err = cudaStreamQuery(s_);
+    if (err == cudaErrorNotReady) {
+      (void)cudaGetLastError();  // not an error: the stream is busy
+      return false;
+    }
+    UFUNC_CUDA_CHECK(err);
+#endif
+    return true;
+  }
+
+ private:
+  void destroy() noexcept {
+#if defined(UFUNC_BACKEND_CUDA)
+    // Never throws (a destructor); a failure, e.g. at process teardown, is cleared.
+    if (s_ && cudaStreamDestroy(s_) != cudaSuccess) (void)cudaGetLastError();
+    s_ = nullptr;
+#endif
+  }
+
+#if defined(UFUNC_BACKEND_CUDA)
+  cudaStream_t s_ = nullptr;
+#endif
+  flags flags_ = blocking;
 };
 
 }  // namespace ufunc

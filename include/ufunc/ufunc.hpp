@@ -5,6 +5,7 @@
 #include "error.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
+#include "event.hpp"
 #include "array_view.hpp"
 #include "array.hpp"
 #include "device.hpp"
@@ -12,3 +13,5 @@
 #include "reduce.hpp"
 #include "ops.hpp"
 #include "axis.hpp"
+#include "parallel_for.hpp"
+#include "atomic.hpp"

@@ -67,7 +67,7 @@ struct is_out : std::false_type {};
 template <class... V>
 struct is_out<out_t<V...>> : std::true_type {};
 template <class A>
-inline constexpr bool is_stream_v = std::is_same_v<A, stream_ref>
+inline constexpr bool is_stream_v = std::is_same_v<A, stream_ref> || std::is_same_v<A, stream>
 #if defined(UFUNC_BACKEND_CUDA)
                                     || std::is_same_v<A, cudaStream_t>
 #endif

@@ -1,0 +1,247 @@
+// Atomic read-modify-write operations for kernel bodies (parallel_for, ufuncs),
+// with one spelling for both backends: CUDA's atomic instructions in device code,
+// the compiler's __atomic builtins on the host (so OpenMP threads of the host
+// backend update memory atomically too).
+#pragma once
+
+#include <type_traits>
+
+#include "config.hpp"
+
+#if !UFUNC_DEVICE_PASS && !defined(__GNUC__) && !defined(__clang__)
+#  error "ufunc/atomic.hpp: the host side uses the GCC/Clang __atomic builtins"
+#endif
+
+namespace ufunc {
+namespace detail {
+
+template <class T>
+inline constexpr bool atomic_integral_v = std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                                          (sizeof(T) == 4 || sizeof(T) == 8);
+/// int, unsigned, long, unsigned long, long long, unsigned long long, float, double.
+template <class T>
+inline constexpr bool atomic_supported_v = atomic_integral_v<T> || std::is_same_v<T, float> ||
+                                           std::is_same_v<T, double>;
+
+/// Keeps the value parameter out of template deduction, so `atomic_add(p, 1)`
+/// works for an `unsigned*` or `float*` p (the value converts to the element type).
+template <class T>
+struct value_of {
+  using type = T;
+};
+template <class T>
+using value_of_t = typename value_of<T>::type;
+
+#define UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T)                                                                     \
+  static_assert(::ufunc::detail::atomic_supported_v<T>,                                                     \
+                "ufunc atomics: the element type must be int, unsigned, long, unsigned long, long long, "  \
+                "unsigned long long, float or double")
+
+#if UFUNC_DEVICE_PASS
+/// The type CUDA's atomic overloads take for T: the integer of the same size and
+/// signedness (64-bit `long` is `long long` to CUDA), or the float type itself.
+template <class T>
+using cuda_word_t = std::conditional_t<
+    std::is_floating_point_v<T>, T,
+    std::conditional_t<sizeof(T) == 4, std::conditional_t<std::is_signed_v<T>, int, unsigned>,
+                       std::conditional_t<std::is_signed_v<T>, long long, unsigned long long>>>;
+/// The unsigned integer CUDA's atomicCAS takes for T's bits.
+template <class T>
+using cuda_bits_t = std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+
+template <class T>
+__device__ __forceinline__ cuda_bits_t<T> to_bits(T v) {
+  cuda_bits_t<T> b;
+  memcpy(&b, &v, sizeof b);
+  return b;
+}
+template <class T>
+__device__ __forceinline__ T from_bits(cuda_bits_t<T> b) {
+  T v;
+  memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+template <class T>
+__device__ __forceinline__ T device_cas(T* addr, T compare, T val) {
+  using B = cuda_bits_t<T>;
+  return from_bits<T>(atomicCAS(reinterpret_cast<B*>(addr), to_bits(compare), to_bits(val)));
+}
+
+/// Writes `val` while `better(val, current)`; returns the value before. The first
+/// read is volatile (L2, coherent), so a stale cached value cannot end the loop.
+template <class T, class Better>
+__device__ __forceinline__ T device_update_if(T* addr, T val, Better better) {
+  T old = *reinterpret_cast<volatile T*>(addr);
+  while (better(val, old)) {
+    const T seen = device_cas(addr, old, val);
+    if (to_bits(seen) == to_bits(old)) break;  // our value went in
+    old = seen;
+  }
+  return old;
+}
+#else
+/// Host: writes `val` while `better(val, current)`; returns the value before.
+template <class T, class Better>
+inline T host_update_if(T* addr, T val, Better better) {
+  T old;
+  __atomic_load(addr, &old, __ATOMIC_RELAXED);
+  // On failure the exchange stores the current value in `old`; the loop re-tests it.
+  while (better(val, old) && !__atomic_compare_exchange(addr, &old, &val, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
+/// Host: *addr = op(*addr) for types without a fetch-op builtin (float, double).
+template <class T, class Op>
+inline T host_update(T* addr, Op op) {
+  T old;
+  __atomic_load(addr, &old, __ATOMIC_RELAXED);
+  T desired = op(old);
+  while (!__atomic_compare_exchange(addr, &old, &desired, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    desired = op(old);
+  return old;
+}
+#endif
+
+struct less_than {
+  template <class T>
+  UFUNC_HD bool operator()(T a, T b) const { return a < b; }
+};
+struct greater_than {
+  template <class T>
+  UFUNC_HD bool operator()(T a, T b) const { return b < a; }
+};
+
+}  // namespace detail
+
+// All operations are atomic with respect to every other ufunc atomic on the same
+// address (on the device: by all threads of the device; on the host: by all
+// threads of the process), return the value the address held just before, as
+// CUDA's atomicAdd and friends do, and impose no ordering on other memory
+// accesses (relaxed, like CUDA's). `addr` must be aligned to the element size.
+// Element types: int, unsigned, long, unsigned long, long long, unsigned long
+// long, float, double. Integer arithmetic wraps (two's complement).
+// `atomic_exch` and `atomic_load` complete the set (CUDA's atomicExch, and a
+// coherent read for compare-and-swap loops).
+
+/// `*addr += val`; returns the old value.
+template <class T>
+UFUNC_HD T atomic_add(T* addr, detail::value_of_t<T> val) noexcept {
+  UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
+#if UFUNC_DEVICE_PASS
+  using W = detail::cuda_word_t<T>;
+  if constexpr (std::is_same_v<W, long long>)  // CUDA has no signed 64-bit add; wrapping add is the same bits
+    return static_cast<T>(atomicAdd(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(val)));
+  else
+    return static_cast<T>(atomicAdd(reinterpret_cast<W*>(addr), static_cast<W>(val)));
+#else
+  if constexpr (std::is_integral_v<T>)
+    return __atomic_fetch_add(addr, val, __ATOMIC_RELAXED);
+  else
+    return detail::host_update(addr, [val](T old) { return old + val; });
+#endif
+}
+
+/// `*addr -= val`; returns the old value.
+template <class T>
+UFUNC_HD T atomic_sub(T* addr, detail::value_of_t<T> val) noexcept {
+  UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
+#if UFUNC_DEVICE_PASS
+  using W = detail::cuda_word_t<T>;
+  if constexpr (std::is_floating_point_v<T>)
+    return atomicAdd(addr, -val);
+  else if constexpr (sizeof(T) == 8)  // no 64-bit atomicSub: add the two's complement
+    return static_cast<T>(atomicAdd(reinterpret_cast<unsigned long long*>(addr), 0ull - static_cast<unsigned long long>(val)));
+  else
+    return static_cast<T>(atomicSub(reinterpret_cast<W*>(addr), static_cast<W>(val)));
+#else
+  if constexpr (std::is_integral_v<T>)
+    return __atomic_fetch_sub(addr, val, __ATOMIC_RELAXED);
+  else
+    return detail::host_update(addr, [val](T old) { return old - val; });
+#endif
+}
+
+/// `*addr = min(*addr, val)`; returns the old value. For float and double the
+/// value is written only when `val < *addr`, so a NaN never goes in and a NaN
+/// already there stays (comparisons with NaN are false).
+template <class T>
+UFUNC_HD T atomic_min(T* addr, detail::value_of_t<T> val) noexcept {
+  UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
+#if UFUNC_DEVICE_PASS
+  using W = detail::cuda_word_t<T>;
+  if constexpr (std::is_floating_point_v<T>)
+    return detail::device_update_if(addr, val, detail::less_than{});  // no native float min
+  else
+    return static_cast<T>(atomicMin(reinterpret_cast<W*>(addr), static_cast<W>(val)));
+#else
+  return detail::host_update_if(addr, val, detail::less_than{});
+#endif
+}
+
+/// `*addr = max(*addr, val)`; returns the old value. NaNs as for atomic_min.
+template <class T>
+UFUNC_HD T atomic_max(T* addr, detail::value_of_t<T> val) noexcept {
+  UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
+#if UFUNC_DEVICE_PASS
+  using W = detail::cuda_word_t<T>;
+  if constexpr (std::is_floating_point_v<T>)
+    return detail::device_update_if(addr, val, detail::greater_than{});
+  else
+    return static_cast<T>(atomicMax(reinterpret_cast<W*>(addr), static_cast<W>(val)));
+#else
+  return detail::host_update_if(addr, val, detail::greater_than{});
+#endif
+}
+
+/// `*addr = val`; returns the old value.
+template <class T>
+UFUNC_HD T atomic_exch(T* addr, detail::value_of_t<T> val) noexcept {
+  UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
+#if UFUNC_DEVICE_PASS
+  if constexpr (std::is_same_v<T, double>)  // atomicExch has no double overload: exchange the bits
+    return detail::from_bits<T>(atomicExch(reinterpret_cast<unsigned long long*>(addr), detail::to_bits(val)));
+  else if constexpr (sizeof(T) == 8)
+    return static_cast<T>(atomicExch(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(val)));
+  else
+    return static_cast<T>(atomicExch(reinterpret_cast<detail::cuda_word_t<T>*>(addr), static_cast<detail::cuda_word_t<T>>(val)));
+#else
+  T old;
+  __atomic_exchange(addr, &val, &old, __ATOMIC_RELAXED);
+  return old;
+#endif
+}
+
+/// Reads `*addr` atomically (never torn, never a stale cached copy on the device):
+/// the way to read a value other threads update with these atomics, e.g. the
+/// first guess of a compare-and-swap loop.
+template <class T>
+UFUNC_HD T atomic_load(const T* addr) noexcept {
+  UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
+#if UFUNC_DEVICE_PASS
+  return *reinterpret_cast<const volatile T*>(addr);
+#else
+  T v;
+  __atomic_load(addr, &v, __ATOMIC_RELAXED);
+  return v;
+#endif
+}
+
+/// Compare and swap: `if (*addr == compare) *addr = val`, as one atomic step;
+/// returns the old value (equal to `compare` exactly when the swap happened).
+/// float and double compare bit patterns (as std::atomic does): -0.0 differs from
+/// +0.0, and a NaN matches the same NaN. The building block for any other atomic
+/// update: `T old = atomic_load(p), seen; do { seen = old; old = atomic_cas(p, seen, f(seen)); } while (old != seen);`
+/// (compare bits rather than with `!=` for floats that may be NaN).
+template <class T>
+UFUNC_HD T atomic_cas(T* addr, detail::value_of_t<T> compare, detail::value_of_t<T> val) noexcept {
+  UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
+#if UFUNC_DEVICE_PASS
+  return detail::device_cas(addr, compare, val);
+#else
+  __atomic_compare_exchange(addr, &compare, &val, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return compare;  // on failure the exchange wrote the current value here
+#endif
+}
+
+}  // namespace ufunc

@@ -1,0 +1,90 @@
+// Host backend of parallel_for: the linearised index space cut into chunks that
+// OpenMP threads take (through Thrust's OMP system). Exceptions thrown by the body
+// (e.g. UFUNC_DEBUG bounds errors) cannot leave an OpenMP region; the first one
+// is kept, the remaining chunks are skipped, and it is rethrown on the caller's
+// thread.
+#pragma once
+
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/system/omp/execution_policy.h>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+
+#include "../../config.hpp"
+
+namespace ufunc::detail::host {
+
+struct parallel_for_tuning {
+  /// Chunks per OpenMP thread: enough to balance bodies of uneven cost.
+  static constexpr index_t chunks_per_thread = 8;
+  /// Upper bound on indices per chunk (bounds scheduling granularity for large spaces).
+  static constexpr index_t max_chunk = index_t(1) << 14;
+};
+
+/// Calls f on the row-major indices [begin, end) of an R-D space.
+template <int R, class F>
+void run_range(const F& f, const index_t* dims, index_t begin, index_t end) {
+  using sz = std::size_t;
+  if constexpr (R == 1) {
+    for (index_t t = begin; t < end; ++t) f(static_cast<sz>(t));
+  } else if constexpr (R == 2) {
+    index_t i = begin / dims[1], j = begin % dims[1];
+    for (index_t t = begin; t < end; ++t) {
+      f(static_cast<sz>(i), static_cast<sz>(j));
+      if (++j == dims[1]) {
+        j = 0;
+        ++i;
+      }
+    }
+  } else {
+    static_assert(R == 3, "parallel_for: 1 to 3 dimensions");
+    index_t k = begin % dims[2], r = begin / dims[2];
+    index_t j = r % dims[1], i = r / dims[1];
+    for (index_t t = begin; t < end; ++t) {
+      f(static_cast<sz>(i), static_cast<sz>(j), static_cast<sz>(k));
+      if (++k == dims[2]) {
+        k = 0;
+        if (++j == dims[1]) {
+          j = 0;
+          ++i;
+        }
+      }
+    }
+  }
+}
+
+/// Runs f over the R-D space `dims` of n > 0 indices on all OpenMP threads.
+template <int R, class F>
+void parallel_for(const F& f, const index_t* dims, index_t n) {
+  using tune = parallel_for_tuning;
+  const index_t want = static_cast<index_t>(std::max(1, omp_get_max_threads())) * tune::chunks_per_thread;
+  const index_t chunk = std::clamp<index_t>((n + want - 1) / want, 1, tune::max_chunk);
+  const index_t nchunks = (n + chunk - 1) / chunk;
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto body = [&](index_t c) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    try {
+      run_range<R>(f, dims, c * chunk, std::min(n, (c + 1) * chunk));
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed.store(true, std::memory_order_relaxed);
+    }
+  };
+  if (nchunks == 1)
+    body(0);
+  else
+    thrust::for_each_n(thrust::omp::par, thrust::counting_iterator<index_t>(0), nchunks, body);
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace ufunc::detail::host

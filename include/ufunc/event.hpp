@@ -1,0 +1,214 @@
+// Events and timers: marks in a stream's work, for ordering streams and for
+// timing device work by the device's own clock.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "config.hpp"
+#include "error.hpp"
+#include "stream.hpp"
+
+namespace ufunc {
+
+/// Options of an event (both targets take them).
+enum class event_flags : unsigned {
+  timing = 0,          ///< can be used with `elapsed_ms`
+  disable_timing = 1,  ///< ordering only: cheaper to record and wait on (cudaEventDisableTiming)
+};
+
+template <class Target>
+class basic_event;
+
+/// A host-backend event: records the host clock (std::chrono::steady_clock). Host
+/// work is synchronous, so the time at `record` is the time the preceding work
+/// finished. Same API as the device event.
+template <>
+class basic_event<target::host> {
+ public:
+  basic_event() = default;
+  explicit basic_event(event_flags f) : flags_(f) {}
+
+  /// Marks the point after all work issued so far (the stream is ignored).
+  void record(stream_ref = {}) {
+    t_ = std::chrono::steady_clock::now();
+    recorded_ = true;
+  }
+  void synchronize() const noexcept {}
+  bool ready() const noexcept { return true; }
+  bool recorded() const noexcept { return recorded_; }
+  event_flags get_flags() const noexcept { return flags_; }
+
+  /// Used by elapsed_ms.
+  std::chrono::steady_clock::time_point time_point() const noexcept { return t_; }
+
+ private:
+  std::chrono::steady_clock::time_point t_{};
+  bool recorded_ = false;
+  event_flags flags_ = event_flags::timing;
+};
+
+#if defined(UFUNC_BACKEND_CUDA)
+/// An owned CUDA event (RAII, move-only). `record(s)` enqueues it on stream `s`;
+/// it completes when all work issued to `s` before it has finished.
+/// `synchronize()` blocks the host until then, `ready()` asks without blocking,
+/// `elapsed_ms(a, b)` gives the device time between two completed events, and
+/// `stream_wait(s, e)` makes later work on `s` wait for it (ordering two streams
+/// without blocking the host). An event may be recorded again; waits and times
+/// refer to its latest recording.
+template <>
+class basic_event<target::cuda> {
+ public:
+  basic_event() : basic_event(event_flags::timing) {}
+  explicit basic_event(event_flags f) : flags_(f) {
+    UFUNC_CUDA_CHECK(cudaEventCreateWithFlags(&e_, f == event_flags::disable_timing ? cudaEventDisableTiming
+                                                                                    : cudaEventDefault));
+  }
+  basic_event(const basic_event&) = delete;
+  basic_event& operator=(const basic_event&) = delete;
+  basic_event(basic_event&& o) noexcept
+      : e_(std::exchange(o.e_, nullptr)), recorded_(std::exchange(o.recorded_, false)), flags_(o.flags_) {}
+  basic_event& operator=(basic_event&& o) noexcept {
+    if (this != &o) {
+      destroy();
+      e_ = std::exchange(o.e_, nullptr);
+      recorded_ = std::exchange(o.recorded_, false);
+      flags_ = o.flags_;
+    }
+    return *this;
+  }
+  ~basic_event() { destroy(); }
+
+  void record(stream_ref s = {}) {
+    check_valid("record");
+    UFUNC_CUDA_CHECK(cudaEventRecord(e_, s.get()));
+    recorded_ = true;
+  }
+  void synchronize() const {
+    check_valid("synchronize");
+    UFUNC_CUDA_CHECK(cudaEventSynchronize(e_));
+  }
+  /// True when the work before the latest `record` has finished (or it was never recorded).
+  bool ready() const {
+    check_valid("ready");
+    const cudaError_t err = cudaEventQuery(e_);
+    if (err == cudaErrorNotReady) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    UFUNC_CUDA_CHECK(err);
+    return true;
+  }
+  bool recorded() const noexcept { return recorded_; }
+  event_flags get_flags() const noexcept { return flags_; }
+  cudaEvent_t get() const noexcept { return e_; }
+
+ private:
+  void check_valid(const char* what) const {
+    if (!e_) throw value_error(std::string("ufunc::event::") + what + ": the event was moved from");
+  }
+  void destroy() noexcept {
+    if (e_ && cudaEventDestroy(e_) != cudaSuccess) (void)cudaGetLastError();
+    e_ = nullptr;
+  }
+
+  cudaEvent_t e_ = nullptr;
+  bool recorded_ = false;
+  event_flags flags_ = event_flags::timing;
+};
+#endif
+
+/// The event type of the build's device target (a CUDA event on the CUDA backend).
+using event = basic_event<target::device>;
+/// A host-clock event (for timing `target::host` work in any build).
+using host_event = basic_event<target::host>;
+
+namespace detail {
+template <class Target>
+void check_timed(const basic_event<Target>& e, const char* which) {
+  if (!e.recorded())
+    throw value_error(std::string("ufunc::elapsed_ms: the ") + which + " event was never recorded");
+  if (e.get_flags() == event_flags::disable_timing)
+    throw value_error(std::string("ufunc::elapsed_ms: the ") + which +
+                      " event was created with event_flags::disable_timing");
+}
+}  // namespace detail
+
+/// Milliseconds between two recorded events (`stop` after `start` in device
+/// time); waits for both to complete first. Throws `value_error` for an event that
+/// was never recorded or has timing disabled. Device events have a resolution of
+/// about half a microsecond.
+template <class Target>
+double elapsed_ms(const basic_event<Target>& start, const basic_event<Target>& stop) {
+  detail::check_timed(start, "start");
+  detail::check_timed(stop, "stop");
+  if constexpr (std::is_same_v<Target, target::host>) {
+    return std::chrono::duration<double, std::milli>(stop.time_point() - start.time_point()).count();
+  }
+#if defined(UFUNC_BACKEND_CUDA)
+  else {
+    start.synchronize();
+    stop.synchronize();
+    float ms = 0.0f;
+    UFUNC_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    return static_cast<double>(ms);
+  }
+#endif
+}
+
+/// Makes all work issued to `s` after this call wait until `e` (its latest
+/// recording) has completed, without blocking the host: the way to use on one
+/// stream what another stream produced. A no-op on the host backend.
+inline void stream_wait(stream_ref s, const event& e) {
+#if defined(UFUNC_BACKEND_CUDA)
+  UFUNC_CUDA_CHECK(cudaStreamWaitEvent(s.get(), e.get(), 0));
+#else
+  (void)s;
+  (void)e;
+#endif
+}
+
+/// Times work on a stream with a pair of events, so what is measured is the
+/// device's execution, not the time the host took to enqueue it:
+/// `timer t; t.start(s); ...launches on s...; t.stop(s); double ms = t.elapsed_ms();`
+/// `elapsed_ms()` waits for the stop event. `start` again to reuse the timer.
+/// `host_timer` (Target = target::host) measures with the host clock, for
+/// `target::host` work; on the host backend `timer` is that one.
+template <class Target>
+class basic_timer {
+ public:
+  /// Records the start event on `s` (the stream whose work is timed).
+  void start(stream_ref s = {}) {
+    start_.record(s);
+    running_ = true;
+    stopped_ = false;
+  }
+  /// Records the stop event on `s`; throws `value_error` without a preceding start.
+  void stop(stream_ref s = {}) {
+    if (!running_) throw value_error("ufunc::timer::stop: the timer was not started");
+    stop_.record(s);
+    running_ = false;
+    stopped_ = true;
+  }
+  /// Milliseconds from start to stop (waits for the stop event); throws
+  /// `value_error` unless the timer was started and stopped.
+  double elapsed_ms() const {
+    if (!stopped_)
+      throw value_error(running_ ? "ufunc::timer::elapsed_ms: the timer is still running (call stop first)"
+                                 : "ufunc::timer::elapsed_ms: the timer was never started");
+    return ufunc::elapsed_ms(start_, stop_);
+  }
+
+ private:
+  basic_event<Target> start_, stop_;
+  bool running_ = false, stopped_ = false;
+};
+
+/// Event-based timer for the build's device target.
+using timer = basic_timer<target::device>;
+/// Host-clock timer for `target::host` work in any build.
+using host_timer = basic_timer<target::host>;
+
+}  // namespace ufunc

@@ -1,0 +1,178 @@
+// ufunc::parallel_for: a function of 1, 2 or 3 indices run over an index space,
+// the portable and checked alternative to writing a __global__ kernel.
+#pragma once
+
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "config.hpp"
+#include "detail/parallel_for.hpp"
+#include "error.hpp"
+#include "shape.hpp"
+#include "stream.hpp"
+
+namespace ufunc {
+
+/// An explicit launch configuration for `parallel_for`: `blocks` blocks of
+/// `threads` threads (1 to 1024, and at most what the kernel's register use allows).
+/// Any configuration covers the whole index space, since every thread walks it with
+/// a grid-stride loop; it changes only how the work is spread. Without one,
+/// `parallel_for` asks the CUDA occupancy API. The host backend checks it the same
+/// way and then schedules its own chunks.
+struct launch_config {
+  index_t blocks = 0;
+  index_t threads = 0;
+
+  constexpr launch_config() noexcept = default;
+  template <class B, class T, std::enable_if_t<std::is_integral_v<B> && std::is_integral_v<T>, int> = 0>
+  constexpr launch_config(B blocks_, T threads_) noexcept : blocks(to_index(blocks_)), threads(to_index(threads_)) {}
+
+ private:
+  template <class I>
+  static constexpr index_t to_index(I v) noexcept {  // saturates: still rejected, with a sensible message
+    if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(index_t))
+      return v > static_cast<std::make_unsigned_t<index_t>>(INT64_MAX) ? INT64_MAX : static_cast<index_t>(v);
+    else
+      return static_cast<index_t>(v);
+  }
+};
+
+namespace detail {
+
+template <class A>
+using bare_ctl_t = std::remove_cv_t<std::remove_reference_t<A>>;
+template <class A>
+inline constexpr bool pf_is_stream_v = std::is_same_v<A, stream_ref> || std::is_same_v<A, stream>
+#if defined(UFUNC_BACKEND_CUDA)
+                                       || std::is_same_v<A, cudaStream_t>
+#endif
+    ;
+template <class A>
+inline constexpr bool pf_is_config_v = std::is_same_v<A, launch_config>;
+
+template <std::size_t>
+struct pf_index_arg {
+  using type = std::size_t;
+};
+template <class F, class Seq>
+struct pf_invocable;
+template <class F, std::size_t... I>
+struct pf_invocable<F, std::index_sequence<I...>> : std::is_invocable<const F&, typename pf_index_arg<I>::type...> {};
+/// True when F can be called with R std::size_t indices.
+template <class F, int R>
+inline constexpr bool pf_takes_v = pf_invocable<F, std::make_index_sequence<static_cast<std::size_t>(R)>>::value;
+
+/// Largest index space: the grid-stride loop's last step (n - 1 + blocks * threads,
+/// at most 2^31 * 2^10 = 2^41) must not overflow a signed 64-bit index.
+inline constexpr index_t pf_max_count = INT64_MAX - (index_t(1) << 42);
+
+inline checked_launch check_launch_config(const launch_config& c) {
+  if (c.threads < 1 || c.threads > 1024)
+    throw value_error("parallel_for: launch_config threads per block must be 1 to 1024, got " +
+                      std::to_string(c.threads));
+  if (c.blocks < 1 || c.blocks > INT_MAX)
+    throw value_error("parallel_for: launch_config blocks must be 1 to " + std::to_string(INT_MAX) + ", got " +
+                      std::to_string(c.blocks));
+  return {true, static_cast<unsigned>(c.blocks), static_cast<unsigned>(c.threads)};
+}
+
+inline const char* pf_index_names(int r) { return r == 1 ? "(i)" : r == 2 ? "(i, j)" : "(i, j, k)"; }
+
+template <class Target, class F, class... Ctl>
+void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
+  using Fn = std::decay_t<F>;
+  constexpr bool t1 = pf_takes_v<Fn, 1>, t2 = pf_takes_v<Fn, 2>, t3 = pf_takes_v<Fn, 3>;
+  static_assert(t1 || t2 || t3,
+                "ufunc::parallel_for: the function must take 1, 2 or 3 std::size_t indices, one per dimension of "
+                "the index space, e.g. [=] UFUNC_HD (std::size_t i, std::size_t j) { ... }");
+  static_assert(((pf_is_stream_v<bare_ctl_t<Ctl>> || pf_is_config_v<bare_ctl_t<Ctl>>) && ...),
+                "ufunc::parallel_for: after the function come only a ufunc::launch_config and/or a stream "
+                "(ufunc::stream, ufunc::stream_ref or cudaStream_t)");
+  static_assert((int(pf_is_stream_v<bare_ctl_t<Ctl>>) + ... + 0) <= 1, "ufunc::parallel_for: give at most one stream");
+  static_assert((int(pf_is_config_v<bare_ctl_t<Ctl>>) + ... + 0) <= 1,
+                "ufunc::parallel_for: give at most one launch_config");
+
+  const int rank = space.size();
+  if (rank < 1 || rank > 3)
+    throw shape_error("parallel_for: the index space must have 1 to 3 dimensions, got " + space.str());
+  if (!(rank == 1 ? t1 : rank == 2 ? t2 : t3)) {
+    const int takes = t1 ? 1 : t2 ? 2 : 3;
+    throw shape_error("parallel_for: the index space " + space.str() + " has " + std::to_string(rank) +
+                      (rank == 1 ? " dimension" : " dimensions") + " but the function takes " +
+                      std::string(pf_index_names(takes)) + (t1 + t2 + t3 > 1 ? " (and others)" : "") +
+                      "; give one std::size_t parameter per dimension");
+  }
+  const index_t n = space.count();
+  if (n > pf_max_count)
+    throw shape_error("parallel_for: the index space " + space.str() + " has more than 2^63 - 2^42 indices");
+
+  checked_launch cfg;
+  stream_ref s;
+  auto take = [&](const auto& c) {
+    using C = bare_ctl_t<decltype(c)>;
+    if constexpr (pf_is_config_v<C>)
+      cfg = check_launch_config(c);
+    else
+      s = stream_ref(c);
+  };
+  (take(ctl), ...);
+  (void)take;  // no control arguments
+
+  if (n == 0) return;  // an empty space: nothing to run (every check above still applies)
+  std::array<index_t, 3> dims{1, 1, 1};
+  for (int d = 0; d < rank; ++d) dims[static_cast<std::size_t>(d)] = space[d];
+  const Fn& fn = f;
+  if constexpr (t1)
+    if (rank == 1) return run_parallel_for<Target, 1>(fn, dims, n, cfg, s);
+  if constexpr (t2)
+    if (rank == 2) return run_parallel_for<Target, 2>(fn, dims, n, cfg, s);
+  if constexpr (t3)
+    if (rank == 3) return run_parallel_for<Target, 3>(fn, dims, n, cfg, s);
+}
+
+}  // namespace detail
+
+/// Calls `f(i)` for every i in [0, n), or `f(i, j)` / `f(i, j, k)` for every
+/// multi-index of a 2-D / 3-D `space` (`ufunc::shape{rows, cols}`), in parallel on
+/// `Target` (the build's device by default; `ufunc::target::host` runs on all host
+/// cores with OpenMP in every build). Indices are `std::size_t`; `f` is a
+/// `UFUNC_HD` lambda or function object, copied to the device, that captures
+/// what it works on by value (views: `auto v = a.view();`). No order between
+/// calls is guaranteed: two calls writing the same element race unless they use
+/// the atomics of `ufunc/atomic.hpp`.
+///
+/// After `f`, optionally an explicit `ufunc::launch_config{blocks, threads}`
+/// (otherwise the CUDA occupancy API picks the block size and enough blocks to
+/// fill the device once, and a grid-stride loop covers the rest) and a stream
+/// (`ufunc::stream`, `stream_ref` or `cudaStream_t`), in either order. On the CUDA
+/// target the call is asynchronous: it returns once the kernel is enqueued on the
+/// stream. On the host target it returns when done; an exception thrown by `f`
+/// (e.g. a UFUNC_DEBUG bounds error) stops the remaining work and is rethrown here.
+///
+/// Throws `shape_error` for a negative extent, an index space of rank 0 or above 3,
+/// or a function that does not take one index per dimension, and `value_error` for
+/// a launch configuration out of range, all before anything runs. An empty space
+/// (an extent of 0) runs nothing.
+template <class Target = target::device, class F, class... Ctl>
+void parallel_for(const shape& space, F&& f, Ctl&&... ctl) {
+  detail::parallel_for_impl<Target>(space, std::forward<F>(f), std::forward<Ctl>(ctl)...);
+}
+
+/// The 1-D form: `parallel_for(n, [=] UFUNC_HD (std::size_t i) { ... })`.
+template <class Target = target::device, class Int, class F, class... Ctl,
+          std::enable_if_t<std::is_integral_v<Int> && !std::is_same_v<Int, bool>, int> = 0>
+void parallel_for(Int n, F&& f, Ctl&&... ctl) {
+  if constexpr (std::is_signed_v<Int>) {
+    if (n < 0) throw shape_error("parallel_for: negative extent " + std::to_string(n));
+  } else if constexpr (sizeof(Int) >= sizeof(index_t)) {
+    if (n > static_cast<std::make_unsigned_t<index_t>>(INT64_MAX))
+      throw shape_error("parallel_for: extent " + std::to_string(n) + " exceeds the largest index (2^63 - 1)");
+  }
+  detail::parallel_for_impl<Target>(shape(static_cast<index_t>(n)), std::forward<F>(f), std::forward<Ctl>(ctl)...);
+}
+
+}  // namespace ufunc
