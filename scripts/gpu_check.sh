@@ -75,7 +75,7 @@ sanitize() {
     local args=()
     if [ "$name" = ufunc_tests ]; then
       args=(--test-case-exclude='*2^31*')
-      [ -n "$TESTS" ] && args+=(--test-case="$TESTS")
+      [ -n "${SAN_TESTS:-$TESTS}" ] && args+=(--test-case="${SAN_TESTS:-$TESTS}")
     fi
     echo "-- $exe ${args[*]}" >> "$log"
     compute-sanitizer --tool "$tool" "$@" --report-api-errors no --error-exitcode 97 "$exe" "${args[@]}" \
