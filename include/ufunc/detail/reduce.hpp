@@ -196,7 +196,9 @@ struct reduce_backend<target::cuda> {
       run_split(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out, s);
 #  else
     (void)src, (void)g, (void)op, (void)init, (void)fin, (void)out, (void)s;
-    static_assert(sizeof(Src) == 0, nvcc_required);
+    static_assert(sizeof(Src) == 0,
+                  "ufunc: a CUDA-target reduction must be compiled by nvcc: put it in a .cu file or set the "
+                  "source's LANGUAGE to CUDA (or use host arrays)");
 #  endif
   }
 
@@ -214,13 +216,12 @@ struct reduce_backend<target::cuda> {
     return *static_cast<const Res*>(scratch.pinned());
 #  else
     (void)src, (void)g, (void)op, (void)init, (void)fin, (void)s;
-    static_assert(sizeof(Src) == 0, nvcc_required);
+    static_assert(sizeof(Src) == 0,
+                  "ufunc: a CUDA-target reduction must be compiled by nvcc: put it in a .cu file or set the "
+                  "source's LANGUAGE to CUDA (or use host arrays)");
     return Res{};
 #  endif
   }
-  static constexpr const char* nvcc_required =
-      "ufunc: a CUDA-target reduction must be compiled by nvcc: put it in a .cu file or set the source's LANGUAGE "
-      "to CUDA (or use host arrays)";
 
 #  if defined(__CUDACC__)
   static int sm_count() {
