@@ -1,0 +1,107 @@
+// Shared helpers of the reduction tests (test_reduce.cpp, test_reduce_axes.cpp):
+// reference groups by index math, double sums, the tree-order error bound, and
+// the small function objects the tests reduce with.
+#pragma once
+
+#include "test_support.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+using test::ref_operand;
+using ufunc::index_t;
+using ufunc::shape;
+
+namespace reduce_test {
+
+/// The elements each output of a reduction combines, in row-major order of the
+/// reduced dims (so a position in a group is argmin's index). `op` describes
+/// where element (i0, i1, ...) of `full` lives in `base`.
+template <class T>
+std::vector<std::vector<T>> groups(const std::vector<T>& base, const ref_operand& op, const std::vector<index_t>& full,
+                                   const std::vector<bool>& red) {
+  std::vector<index_t> kept;
+  for (std::size_t d = 0; d < full.size(); ++d)
+    if (!red[d]) kept.push_back(full[d]);
+  const auto kst = test::row_major(kept);
+  std::vector<std::vector<T>> g(static_cast<std::size_t>(test::count_of(kept)));
+  for (index_t i = 0, n = test::count_of(full); i < n; ++i) {
+    const auto idx = test::unravel(i, full);
+    index_t o = 0;
+    for (std::size_t d = 0, k = 0; d < full.size(); ++d)
+      if (!red[d]) o += idx[d] * kst[k++];
+    g[static_cast<std::size_t>(o)].push_back(base[static_cast<std::size_t>(test::bcast_offset(idx, op))]);
+  }
+  return g;
+}
+
+inline std::vector<index_t> result_dims(const std::vector<index_t>& full, const std::vector<bool>& red, bool keep) {
+  std::vector<index_t> r;
+  for (std::size_t d = 0; d < full.size(); ++d)
+    if (!red[d] || keep) r.push_back(red[d] ? 1 : full[d]);
+  return r;
+}
+
+inline double dsum(const std::vector<float>& g) {
+  double s = 0;
+  for (float v : g) s += v;
+  return s;
+}
+inline double dabs_sum(const std::vector<float>& g) {
+  double s = 0;
+  for (float v : g) s += std::fabs(v);
+  return s;
+}
+
+/// Bound for a float sum of `n` terms in any tree order whose leaves are short
+/// serial runs: (log2 n + leaf) * u * sum|x| (Higham, pairwise summation).
+inline double tree_bound(std::size_t n, double abs_sum) {
+  const double u = std::ldexp(1.0, -24);
+  return (std::ceil(std::log2(std::max<double>(2, static_cast<double>(n)))) + 2) * u * abs_sum + 1e-30;
+}
+
+struct abs_f {
+  UFUNC_HD float operator()(float v) const { return std::fabs(v); }
+};
+struct mul_f {
+  UFUNC_HD float operator()(float a, float b) const { return a * b; }
+};
+struct max_f {
+  UFUNC_HD float operator()(float a, float b) const { return a > b ? a : b; }
+};
+struct add_f {
+  UFUNC_HD float operator()(float a, float b) const { return a + b; }
+};
+struct add_i {
+  UFUNC_HD long long operator()(long long a, long long b) const { return a + b; }
+};
+struct sub_d {
+  UFUNC_HD double operator()(float a, double b) const { return a - b; }
+};
+struct sq_diff {
+  UFUNC_HD double operator()(float a, float b) const { return double(a - b) * double(a - b); }
+};
+
+template <class Fn>
+void expect_throws_with(Fn fn, const char* part) {
+  bool thrown = false;
+  try {
+    fn();
+  } catch (const std::invalid_argument& e) {
+    thrown = true;
+    INFO("message: " << std::string(e.what()) << "; expected to contain: " << part);
+    CHECK(test::contains(e.what(), part));
+  }
+  CHECK(thrown);
+}
+
+}  // namespace reduce_test
+
+using namespace reduce_test;
+

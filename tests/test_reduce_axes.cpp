@@ -1,0 +1,251 @@
+// Reductions over axes: any set of axes with keepdims, the 2-D cases the kernels
+// specialise, strided views, out, errors, and the ufunc methods
+// reduce/accumulate/outer. References are computed by index math, in double.
+#include "reduce_support.hpp"
+
+TEST_CASE("reduce: any set of axes of random N-d arrays, with keepdims, against index math") {
+  std::mt19937_64 rng(test::fresh_seed());
+  for (int iter = 0; iter < 60; ++iter) {
+    std::vector<index_t> dims;
+    for (int d = 0, r = 1 + static_cast<int>(rng() % 4); d < r; ++d)
+      dims.push_back(1 + static_cast<index_t>(rng() % (iter < 50 ? 6 : 40)));
+    if (iter == 59) dims = {3, 2049, 5};  // long reduced rows and columns
+    const int rank = static_cast<int>(dims.size());
+    std::vector<bool> red(dims.size());
+    std::vector<int> ax;
+    for (int d = 0; d < rank; ++d)
+      if (rng() % 2) red[static_cast<std::size_t>(d)] = true, ax.push_back(rng() % 2 ? d : d - rank);
+    const bool keep = rng() % 2;
+    const auto seed = test::fresh_seed();
+    INFO("dims " << test::dims_str(dims) << " axes " << ufunc::detail::axes_str(&ax) << " keepdims " << keep
+                 << " seed " << seed);
+    const auto h = test::random_vector<float>(static_cast<std::size_t>(test::count_of(dims)), seed);
+    const auto x = ufunc::to_device(h, shape(dims));
+    const auto g = groups(h, test::contiguous(dims), dims, red);
+    const auto want_shape = shape(result_dims(dims, red, keep));
+    auto s = keep ? ufunc::sum(x, ufunc::axes(ax), ufunc::keepdims) : ufunc::sum(x, ufunc::axes(ax));
+    auto mx = keep ? ufunc::max(x, ufunc::axes(ax), ufunc::keepdims) : ufunc::max(x, ufunc::axes(ax));
+    REQUIRE(s.shape() == want_shape);
+    REQUIRE(mx.shape() == want_shape);
+    const auto hs = s.to_host(), hm = mx.to_host();
+    std::size_t bad = 0;
+    for (std::size_t o = 0; o < g.size(); ++o) {
+      bad += std::fabs(hs[o] - dsum(g[o])) > tree_bound(g[o].size(), dabs_sum(g[o])) + 1e-6;
+      bad += hm[o] != *std::max_element(g[o].begin(), g[o].end());
+    }
+    CHECK(bad == 0);
+    // argmin along one axis: the position within the reduced axis.
+    const int a = static_cast<int>(rng() % static_cast<unsigned>(rank));
+    std::vector<bool> one(dims.size());
+    one[static_cast<std::size_t>(a)] = true;
+    const auto g1 = groups(h, test::contiguous(dims), dims, one);
+    const auto am = ufunc::argmin(x, ufunc::axis(a)).to_host();
+    static_assert(std::is_same_v<decltype(am), const std::vector<index_t>>);
+    REQUIRE(am.size() == g1.size());
+    bad = 0;
+    for (std::size_t o = 0; o < g1.size(); ++o)
+      bad += am[o] != std::min_element(g1[o].begin(), g1[o].end()) - g1[o].begin();
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("reduce: the 2-D cases the kernels specialise: rows, columns, short and long, few and many") {
+  const std::vector<std::vector<index_t>> cases = {{1, 1},     {1, 5000},   {5000, 1},  {7, 3},      {3, 100000},
+                                                   {100000, 3}, {64, 2048}, {2048, 64}, {2, 1 << 20}, {1 << 20, 2},
+                                                   {513, 257},  {17, 70001}};
+  for (const auto& dims : cases) {
+    const auto seed = test::fresh_seed();
+    INFO("dims " << test::dims_str(dims) << " seed " << seed);
+    const auto h = test::random_vector<float>(static_cast<std::size_t>(test::count_of(dims)), seed);
+    const auto x = ufunc::to_device(h, shape(dims));
+    for (int a : {0, 1}) {
+      std::vector<bool> red{a == 0, a == 1};
+      const auto g = groups(h, test::contiguous(dims), dims, red);
+      const auto s = ufunc::sum(x, ufunc::axis(a)).to_host();
+      const auto am = ufunc::argmax(x, ufunc::axis(a)).to_host();
+      const auto mn = ufunc::reduce(max_f{})(x, ufunc::axis(a)).to_host();  // no identity
+      std::size_t bad = 0;
+      for (std::size_t o = 0; o < g.size(); ++o) {
+        bad += std::fabs(s[o] - dsum(g[o])) > tree_bound(g[o].size(), dabs_sum(g[o])) + 1e-6;
+        bad += am[o] != std::max_element(g[o].begin(), g[o].end()) - g[o].begin();
+        bad += mn[o] != *std::max_element(g[o].begin(), g[o].end());
+      }
+      INFO("axis " << a);
+      CHECK(bad == 0);
+    }
+  }
+}
+
+TEST_CASE("reduce: strided views (transposed, reversed, sliced) as inputs") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<index_t> dims{37, 300};
+  const auto h = test::random_vector<float>(37 * 300, seed);
+  const auto x = ufunc::to_device(h, shape(dims));
+  // Transposed: (300, 37) with strides (1, 300).
+  const ref_operand tr{{300, 37}, {1, 300}, 0};
+  const auto t = x.view().transposed();
+  for (int a : {0, 1}) {
+    std::vector<bool> red{a == 0, a == 1};
+    const auto g = groups(h, tr, {300, 37}, red);
+    const auto s = ufunc::sum(t, ufunc::axis(a)).to_host();
+    std::size_t bad = 0;
+    for (std::size_t o = 0; o < g.size(); ++o) bad += std::fabs(s[o] - dsum(g[o])) > tree_bound(g[o].size(), dabs_sum(g[o]));
+    CHECK(bad == 0);
+  }
+  // Rows reversed, every third column: x[::-1, 1::3] has shape (37, 100).
+  const auto v = x.view().sliced(0, -1, -38, -1).sliced(1, 1, 300, 3);
+  REQUIRE(v.shape() == shape(37, 100));
+  const ref_operand sl{{37, 100}, {-300, 3}, 36 * 300 + 1};
+  const auto g = groups(h, sl, {37, 100}, {false, true});
+  const auto am = ufunc::argmin(v, ufunc::axis(-1)).to_host();
+  std::size_t bad = 0;
+  for (std::size_t o = 0; o < g.size(); ++o) bad += am[o] != std::min_element(g[o].begin(), g[o].end()) - g[o].begin();
+  CHECK(bad == 0);
+  const auto whole = groups(h, sl, {37, 100}, {true, true});
+  CHECK(ufunc::argmax(v) == std::max_element(whole[0].begin(), whole[0].end()) - whole[0].begin());
+  CHECK(std::fabs(ufunc::sum(v) - dsum(whole[0])) <= tree_bound(whole[0].size(), dabs_sum(whole[0])));
+}
+
+TEST_CASE("reduce: out receives the result without a host round trip; out is checked") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto h = test::random_vector<float>(6000, seed);
+  const auto x = ufunc::to_device(h, {60, 100});
+  auto r0 = ufunc::empty<float>(shape{});
+  auto same = ufunc::sum(x, ufunc::out(r0));
+  static_assert(std::is_same_v<decltype(same), ufunc::array_view<float>>);
+  CHECK(std::fabs(r0.to_host()[0] - dsum(h)) <= tree_bound(h.size(), dabs_sum(h)));
+  auto r1 = ufunc::empty<double>({1});  // one element, another type
+  ufunc::max(x, ufunc::out(r1));
+  CHECK(r1.to_host()[0] == *std::max_element(h.begin(), h.end()));
+  // Axis result into a column of a wider array (strided out).
+  auto wide = ufunc::full<float>({100, 2}, -1.0f);
+  ufunc::max(x, ufunc::axis(0), ufunc::out(ufunc::make_view(wide.data() + 1, {100}, {2})));
+  const auto hw = wide.to_host();
+  const auto g = groups(h, test::contiguous({60, 100}), {60, 100}, {true, false});
+  std::size_t bad = 0;
+  for (std::size_t o = 0; o < 100; ++o)
+    bad += hw[2 * o] != -1.0f || hw[2 * o + 1] != *std::max_element(g[o].begin(), g[o].end());
+  CHECK(bad == 0);
+  auto rk = ufunc::empty<float>({60, 1});
+  ufunc::sum(x, ufunc::axis(1), ufunc::keepdims, ufunc::out(rk));
+  const auto hk = rk.to_host();
+  const auto gr = groups(h, test::contiguous({60, 100}), {60, 100}, {false, true});
+  for (std::size_t o = 0; o < 60; ++o) CHECK(std::fabs(hk[o] - dsum(gr[o])) <= tree_bound(100, dabs_sum(gr[o])));
+  // Wrong shapes and overlap.
+  auto bad_shape = ufunc::empty<float>({99});
+  expect_throws_with([&] { ufunc::sum(x, ufunc::axis(0), ufunc::out(bad_shape)); }, "(99,)");
+  auto two = ufunc::empty<float>({2});
+  expect_throws_with([&] { ufunc::sum(x, ufunc::out(two)); }, "out has shape (2,)");
+  auto xx = ufunc::to_device(h, {60, 100});
+  expect_throws_with([&] { ufunc::sum(xx, ufunc::axis(0), ufunc::out(ufunc::make_view(xx.data(), {100}))); },
+                     "overlap");
+}
+
+TEST_CASE("reduce: errors name the shapes and axes") {
+  const auto x = ufunc::zeros<float>({2, 3, 4});
+  expect_throws_with([&] { ufunc::sum(x, ufunc::axis(3)); }, "axis 3 is out of range for shape (2,3,4)");
+  expect_throws_with([&] { ufunc::sum(x, ufunc::axis(-4)); }, "axis -4 is out of range");
+  expect_throws_with([&] { ufunc::sum(x, ufunc::axes{0, -3}); }, "given twice");
+  expect_throws_with([&] { ufunc::argmin(x, ufunc::axes{0, 1}); }, "give one axis");
+  expect_throws_with([&] { ufunc::sum(x, ufunc::axis(0), ufunc::axis(1)); }, "axes once");
+  expect_throws_with([&] { ufunc::reduce(max_f{})(ufunc::zeros<float>({2, 0}), ufunc::axis(1)); },
+                     "zero-size reduction of shape (2,0) over axes (1,)");
+  CHECK_THROWS_AS(ufunc::sum(x, ufunc::axis(7)), ufunc::shape_error);
+}
+
+TEST_CASE("ufunc methods: reduce, accumulate and outer of a binary vectorized function") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto add = ufunc::vectorize(add_f{}, "add");
+  const std::vector<index_t> dims{7, 9, 5};
+  const auto h = test::random_vector<float>(7 * 9 * 5, seed, -4, 4);
+  const auto x = ufunc::to_device(h, shape(dims));
+  // reduce: axis 0 by default.
+  const auto r = add.reduce(x);
+  REQUIRE(r.shape() == shape(9, 5));
+  const auto g = groups(h, test::contiguous(dims), dims, {true, false, false});
+  const auto hr = r.to_host();
+  for (std::size_t o = 0; o < g.size(); ++o) CHECK(std::fabs(hr[o] - dsum(g[o])) <= 1e-4);
+  CHECK(add.reduce(x, ufunc::axis(2)).shape() == shape(7, 9));
+  CHECK_THROWS_AS(add.reduce(ufunc::zeros<float>({0, 3})), ufunc::value_error);
+  // accumulate along each axis against a serial scan.
+  for (int a : {0, 1, 2, -1}) {
+    const auto acc = add.accumulate(x, ufunc::axis(a)).to_host();
+    const int ax = a < 0 ? a + 3 : a;
+    const auto st = test::row_major(dims);
+    std::size_t bad = 0;
+    for (index_t i = 0; i < 7 * 9 * 5; ++i) {
+      const auto idx = test::unravel(i, dims);
+      double want = 0;
+      for (index_t k = 0; k <= idx[static_cast<std::size_t>(ax)]; ++k)
+        want += h[static_cast<std::size_t>(i + (k - idx[static_cast<std::size_t>(ax)]) * st[static_cast<std::size_t>(ax)])];
+      bad += std::fabs(acc[static_cast<std::size_t>(i)] - want) > 1e-4;
+    }
+    INFO("axis " << a);
+    CHECK(bad == 0);
+  }
+  // A long 1-D scan in int64 (exact) and on a reversed view.
+  const auto hi = test::random_vector<long long>(300001, seed, -1000, 1000);
+  const auto xi = ufunc::to_device(hi);
+  const auto addi = ufunc::vectorize(add_i{});
+  const auto ci = addi.accumulate(xi).to_host();
+  std::vector<long long> want(hi.size());
+  std::partial_sum(hi.begin(), hi.end(), want.begin());
+  CHECK(ci == want);
+  const auto cr = addi.accumulate(xi.view().sliced(0, -1, -300002, -1)).to_host();
+  std::partial_sum(hi.rbegin(), hi.rend(), want.begin());
+  CHECK(cr == want);
+  CHECK_THROWS_AS(add.accumulate(x, ufunc::axis(3)), ufunc::shape_error);
+  // outer: shape x.shape + y.shape, values f(x[i], y[j]); mixed types.
+  const auto hy = test::random_vector<double>(4 * 3, seed + 7);
+  const auto y = ufunc::to_device(hy, {4, 3});
+  const auto sub = ufunc::vectorize(sub_d{});
+  const auto o = sub.outer(x, y);
+  REQUIRE(o.shape() == shape(7, 9, 5, 4, 3));
+  const auto ho = o.to_host();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < h.size(); ++i)
+    for (std::size_t j = 0; j < hy.size(); ++j) bad += ho[i * hy.size() + j] != double(h[i]) - hy[j];
+  CHECK(bad == 0);
+  auto oo = ufunc::empty<double>({7, 9, 5, 4, 3});
+  sub.outer(x, y, ufunc::out(oo));
+  CHECK(oo.to_host() == ho);
+  CHECK_THROWS_AS(sub.outer(ufunc::zeros<float>({1, 1, 1, 1, 1}), ufunc::zeros<double>({1, 1, 1, 1})),
+                  ufunc::shape_error);
+}
+
+TEST_CASE("reduce: padded rows (a sliced view) with ragged lengths, float and double") {
+  // Rows of a (9, 10004) array cut to 10001 and 4099 columns: rows start aligned
+  // but end mid-vector; columns of the cut view are reduced too.
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<index_t> dims{9, 10004};
+  const auto hf = test::random_vector<float>(9 * 10004, seed);
+  const auto hd = test::random_vector<double>(9 * 10004, seed + 1);
+  const auto xf = ufunc::to_device(hf, shape(dims));
+  const auto xd = ufunc::to_device(hd, shape(dims));
+  for (index_t cols : {10001, 4099, 8}) {
+    INFO("cols " << cols);
+    const ref_operand lay{{9, cols}, {10004, 1}, 0};
+    for (int a : {0, 1}) {
+      const std::vector<bool> red{a == 0, a == 1};
+      const auto gf = groups(hf, lay, {9, cols}, red);
+      const auto gd = groups(hd, lay, {9, cols}, red);
+      const auto sf = ufunc::sum(xf.view().sliced(1, 0, cols), ufunc::axis(a)).to_host();
+      const auto sd = ufunc::sum(xd.view().sliced(1, 0, cols), ufunc::axis(a)).to_host();
+      const auto am = ufunc::argmax(xd.view().sliced(1, 0, cols), ufunc::axis(a)).to_host();
+      std::size_t bad = 0;
+      for (std::size_t o = 0; o < gf.size(); ++o) {
+        bad += std::fabs(sf[o] - dsum(gf[o])) > tree_bound(gf[o].size(), dabs_sum(gf[o]));
+        double s = 0, sa = 0;
+        for (double v : gd[o]) s += v, sa += std::fabs(v);
+        bad += std::fabs(sd[o] - s) > 64 * std::ldexp(1.0, -53) * sa;
+        bad += am[o] != std::max_element(gd[o].begin(), gd[o].end()) - gd[o].begin();
+      }
+      INFO("axis " << a);
+      CHECK(bad == 0);
+    }
+  }
+}
