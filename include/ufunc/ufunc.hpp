@@ -9,3 +9,5 @@
 #include "array.hpp"
 #include "device.hpp"
 #include "vectorize.hpp"
+#include "matmul.hpp"
+#include "transpose.hpp"
