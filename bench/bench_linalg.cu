@@ -132,13 +132,14 @@ void copy_bytes(const void* src, void* dst, long long bytes, int sms) {
 // ---- alternative optimized-kernel configurations (tuning sweep) -------------
 namespace det = ufunc::detail;
 using cfg_default = det::matmul_optimized_tuning<float>::config;
-using cfg_bk16 = det::matmul_optimized_config<float, 128, 128, 16, 2>;
-using cfg_minb1 = det::matmul_optimized_config<float, 128, 128, 8, 1>;
-using cfg_128x64 = det::matmul_optimized_config<float, 128, 64, 8, 4>;
+using cfg_8x8_b1 = det::matmul_optimized_config<float, 128, 128, 8, 1>;
+using cfg_8x8_k16_b1 = det::matmul_optimized_config<float, 128, 128, 16, 1>;
+using cfg_8x16_b1 = det::matmul_optimized_config<float, 128, 256, 8, 1, 2, 4>;
+using cfg_16x8_b1 = det::matmul_optimized_config<float, 256, 128, 8, 1, 4, 2>;
 
 template <class Cfg>
-void run_cfg(const det::gemm_args<float>& g) {
-  det::launch_matmul_optimized_cfg<Cfg, true>(g, g.k, 1, 0, true, ufunc::stream_ref{});
+void run_cfg(const det::gemm_args<float>& g, int sms) {
+  det::launch_matmul_optimized_with<Cfg>(g, det::matmul_optimized_splits_for<Cfg>(g, sms), ufunc::stream_ref{});
 }
 
 det::gemm_args<float> gemm_of(const ufunc::array<float>& a, const ufunc::array<float>& b, ufunc::array<float>& c,
@@ -211,24 +212,30 @@ int main() {
       if (v == ufunc::matmul_variant::optimized && n != 2048) target = n == 1024 ? ">= 0.60" : ">= 0.85";
       report(what + " / cuBLAS", ratio, "ratio", target, ratio >= (n == 1024 ? 0.60 : 0.85));
     }
-    // Tuning sweep (no target): tile configurations without split-k, and
-    // split-k counts for the default configuration.
-    if (n >= 2048) {
+    // Tuning sweep (no target): tile configurations (each with its own split-k
+    // choice), every result checked against cuBLAS first.
+    {
       auto g = gemm_of(a, b, c, n, n, n);
-      report("  sweep 128x128x8 minblocks 2 (default) " + sz, cublas_ms / time_ms([&] { run_cfg<cfg_default>(g); }), "x cuBLAS");
-      report("  sweep 128x128x16 minblocks 2 " + sz, cublas_ms / time_ms([&] { run_cfg<cfg_bk16>(g); }), "x cuBLAS");
-      report("  sweep 128x128x8 minblocks 1 " + sz, cublas_ms / time_ms([&] { run_cfg<cfg_minb1>(g); }), "x cuBLAS");
-      report("  sweep 128x64x8 minblocks 4 " + sz, cublas_ms / time_ms([&] { run_cfg<cfg_128x64>(g); }), "x cuBLAS");
-    }
-    if (n <= 2048) {
-      auto g = gemm_of(a, b, c, n, n, n);
-      std::printf("  (dispatch picks %d split(s) at %s)\n", det::matmul_optimized_splits(g, dev.multiprocessors), sz.c_str());
-      for (int s : {1, 2, 3, 4, 6, 8}) {
-        det::launch_matmul_optimized_splits(g, s, {});
+      const int sms = dev.multiprocessors;
+      auto sweep = [&](const char* name, void (*fn)(const det::gemm_args<float>&, int)) {
+        fn(g, sms);
         const double err = rel_frobenius(c.to_host(), href);
-        const double ms = time_ms([&] { det::launch_matmul_optimized_splits(g, s, {}); });
-        report("  sweep split-k " + std::to_string(s) + " " + sz + (err <= 1e-5 ? "" : " MISMATCH"), cublas_ms / ms, "x cuBLAS");
-      }
+        const double ms = time_ms([&] { fn(g, sms); });
+        report(std::string("  sweep ") + name + " " + sz + (err <= 1e-5 ? "" : " MISMATCH"), cublas_ms / ms, "x cuBLAS");
+      };
+      sweep("128x128x8 8x8 minblocks 2 (default)", &run_cfg<cfg_default>);
+      sweep("128x128x8 8x8 minblocks 1", &run_cfg<cfg_8x8_b1>);
+      sweep("128x128x16 8x8 minblocks 1", &run_cfg<cfg_8x8_k16_b1>);
+      sweep("128x256x8 8x16 minblocks 1", &run_cfg<cfg_8x16_b1>);
+      sweep("256x128x8 16x8 minblocks 1", &run_cfg<cfg_16x8_b1>);
+      if (n == 1024)
+        for (int s : {1, 2, 4, 8}) {
+          det::launch_matmul_optimized_with<cfg_8x16_b1>(g, s, {});
+          const double err = rel_frobenius(c.to_host(), href);
+          const double ms = time_ms([&] { det::launch_matmul_optimized_with<cfg_8x16_b1>(g, s, {}); });
+          report("  sweep 128x256x8 split-k " + std::to_string(s) + " " + sz + (err <= 1e-5 ? "" : " MISMATCH"),
+                 cublas_ms / ms, "x cuBLAS");
+        }
     }
   }
 
@@ -280,6 +287,34 @@ int main() {
     }
     const double speedup = naive_ms / tiled_ms;
     report("tiled / naive speed " + sz, speedup, "x", targets ? ">= 3" : "", speedup >= 3);
+    if constexpr (std::is_same_v<T, float>) {
+      if (targets) {  // tuning sweep of the optimized kernel's tile order (no target)
+        auto plan = det::plan_copy(det::contiguous_layout(y.data(), sizeof(T), y.shape()),
+                                   det::layout_of(x.view().transposed()));
+        using S = det::storage_t<T>;
+        const int w = det::transpose_optimized_width<S>(plan.args);
+        auto sweep = [&](const char* name, void (*fn)(const det::copy_args&, ufunc::stream_ref)) {
+          UFUNC_CUDA_CHECK(cudaMemset(y.data(), 0xFF, count * sizeof(T)));
+          fn(plan.args, {});
+          const auto got = y.to_host();
+          std::size_t bad = 0;
+          for (long i = 0; i < rows; ++i)
+            for (long j = 0; j < cols; ++j)
+              bad += std::memcmp(&got[static_cast<std::size_t>(j * rows + i)], &h[static_cast<std::size_t>(i * cols + j)], sizeof(T)) != 0;
+          const double ms = time_ms([&] { fn(plan.args, {}); });
+          report(std::string("  sweep ") + name + " " + sz + (bad ? " MISMATCH" : ""), copy_ms / ms, "x copy");
+        };
+        if (w == 4) {
+          sweep("W=4 i-fast strip 1 (default)", &det::launch_transpose_optimized_as<S, 4, false, 1>);
+          sweep("W=4 j-fast strip 1", &det::launch_transpose_optimized_as<S, 4, true, 1>);
+          sweep("W=4 j-fast strip 4", &det::launch_transpose_optimized_as<S, 4, true, 4>);
+        }
+        sweep("W=1 i-fast strip 1", &det::launch_transpose_optimized_as<S, 1, false, 1>);
+        sweep("W=1 j-fast strip 1", &det::launch_transpose_optimized_as<S, 1, true, 1>);
+        sweep("W=1 i-fast strip 4", &det::launch_transpose_optimized_as<S, 1, false, 4>);
+        sweep("W=1 j-fast strip 4", &det::launch_transpose_optimized_as<S, 1, true, 4>);
+      }
+    }
   };
   bench_transpose(1024, 1024, float{}, false);
   bench_transpose(8192, 8192, float{}, true);

@@ -9,10 +9,10 @@
 //    double-buffered shared-memory tile: one barrier per k-tile.
 //  - A is stored transposed, (BK, BM), so that a thread's column of A at one k
 //    is contiguous and read with 16-byte loads like its row of B.
-//  - Shared -> registers: each thread owns an 8x8 block of C split into 2x2
-//    quadrants of 4x4 (the quadrants half a tile apart), reads its 8 A and 8 B
-//    values for step k+1 while doing the 64 FMAs of step k (fragment double
-//    buffering), and keeps all 64 sums in registers.
+//  - Shared -> registers: each thread owns a (4 QM) x (4 QN) block of C split
+//    into QM x QN quadrants of 4x4 (spread over the tile), reads its A and B
+//    values for step k+1 while doing the FMAs of step k (fragment double
+//    buffering), and keeps all its sums in registers.
 //  - Lanes are laid out 4 (m) x 8 (n) per warp: the 8 lanes of a quarter-warp
 //    read one A address (broadcast) and 8 consecutive B vectors (128 bytes), so
 //    fragment loads are free of bank conflicts; A's transposed stores are too,
@@ -34,21 +34,22 @@
 
 namespace ufunc::detail {
 
-/// Tile shape of the optimized kernel. Threads = (BM/8) * (BN/8); each owns 8x8
-/// results. `min_blocks` goes to __launch_bounds__ and caps registers so that
-/// many blocks stay resident (2 x 256 threads x 128 registers for float).
-template <class T, int BM, int BN, int BK, int MinBlocks>
+/// Tile shape of the optimized kernel. Each thread owns (4*QM) x (4*QN) results:
+/// QM x QN quadrants of 4x4, the quadrants BM/QM rows and BN/QN columns apart,
+/// so threads = (BM / 4QM) * (BN / 4QN). `min_blocks` goes to __launch_bounds__
+/// (with 2, 256 threads are capped at 128 registers so that two blocks fit).
+template <class T, int BM, int BN, int BK, int MinBlocks, int QM = 2, int QN = 2>
 struct matmul_optimized_config {
   using value_type = T;
-  static constexpr int bm = BM, bn = BN, bk = BK, min_blocks = MinBlocks;
-  static constexpr int tm = 8, tn = 8;  // results per thread: 2x2 quadrants of 4x4
+  static constexpr int bm = BM, bn = BN, bk = BK, min_blocks = MinBlocks, qm = QM, qn = QN;
+  static constexpr int tm = 4 * QM, tn = 4 * QN;  // results per thread
   static constexpr int threads = (bm / tm) * (bn / tn);
   static constexpr int vec = static_cast<int>(16 / sizeof(T));  // elements per 16-byte access
   static constexpr int pad_a = vec;                             // A row padding: conflict-free transposed stores
   static constexpr int a_chunks = bm * bk / vec / threads;      // 16-byte A chunks each thread loads per k-tile
   static constexpr int b_chunks = bk * bn / vec / threads;
   static constexpr int group_m = 8;  // block raster: walk 8 tile rows at a time (L2 reuse)
-  static_assert(bm % 32 == 0 && bn % 64 == 0, "warps are 4 x 8 threads of 8x8 results");
+  static_assert((bm / tm) % 4 == 0 && (bn / tn) % 8 == 0, "warps are 4 x 8 threads");
   static_assert(bk % vec == 0 && bn % vec == 0 && bk % 2 == 0, "k-tiles hold whole 16-byte chunks; bk even");
   static_assert(a_chunks >= 1 && a_chunks * vec * threads == bm * bk, "A tile splits evenly over threads");
   static_assert(b_chunks >= 1 && b_chunks * vec * threads == bk * bn, "B tile splits evenly over threads");
@@ -135,9 +136,10 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
   const int k_len = static_cast<int>(imax(imin(p.k, k_begin + k_chunk) - k_begin, 0));  // < 2^31 (the launcher splits larger k)
   const int ntiles = (k_len + BK - 1) / BK;
 
-  // Which results this thread owns: rows row0..+3 and BM/2+row0..+3, columns
-  // col0..+3 and BN/2+col0..+3; a warp is 4 (m) x 8 (n) threads.
-  constexpr int warps_n = BN / Cfg::tn / 8;
+  // Which results this thread owns: rows q*BM/QM + row0..+3 for q < QM, columns
+  // q*BN/QN + col0..+3 for q < QN; a warp is 4 (m) x 8 (n) threads.
+  constexpr int QM = Cfg::qm, QN = Cfg::qn, TM = Cfg::tm, TN = Cfg::tn;
+  constexpr int warps_n = BN / TN / 8;
   const int warp = tid / 32, lane = tid % 32;
   const int row0 = ((warp / warps_n) * 4 + lane / 8) * 4;
   const int col0 = ((warp % warps_n) * 8 + lane % 8) * 4;
@@ -216,27 +218,28 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
         *reinterpret_cast<packed<T, V>*>(sb + b_st[u]) = v;
       }
     };
-    T fa[2][8], fb[2][8];
+    T fa[2][TM], fb[2][TN];
     // Shared buffer `buf`, step kk -> fragment registers.
-    auto load_frag = [&](int buf, int kk, T (&a)[8], T (&b)[8]) {
-      const quad a0 = *reinterpret_cast<const quad*>(&as[buf][kk][row0]);
-      const quad a1 = *reinterpret_cast<const quad*>(&as[buf][kk][BM / 2 + row0]);
-      const quad b0 = *reinterpret_cast<const quad*>(&bs[buf][kk][col0]);
-      const quad b1 = *reinterpret_cast<const quad*>(&bs[buf][kk][BN / 2 + col0]);
+    auto load_frag = [&](int buf, int kk, T (&a)[TM], T (&b)[TN]) {
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        a[e] = a0.v[e];
-        a[4 + e] = a1.v[e];
-        b[e] = b0.v[e];
-        b[4 + e] = b1.v[e];
+      for (int q = 0; q < QM; ++q) {
+        const quad v = *reinterpret_cast<const quad*>(&as[buf][kk][q * (BM / QM) + row0]);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) a[4 * q + e] = v.v[e];
+      }
+#pragma unroll
+      for (int q = 0; q < QN; ++q) {
+        const quad v = *reinterpret_cast<const quad*>(&bs[buf][kk][q * (BN / QN) + col0]);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) b[4 * q + e] = v.v[e];
       }
     };
 
-    T acc[8][8];
+    T acc[TM][TN];
 #pragma unroll
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < TM; ++i)
 #pragma unroll
-      for (int j = 0; j < 8; ++j) acc[i][j] = T(0);
+      for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
 
     if (ntiles > 0) {
       load_tile(0);
@@ -260,9 +263,9 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
           load_frag(buf ^ 1, 0, fa[0], fb[0]);
         }
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < TM; ++i)
 #pragma unroll
-          for (int j = 0; j < 8; ++j) acc[i][j] = fma(fa[kk & 1][i], fb[kk & 1][j], acc[i][j]);
+          for (int j = 0; j < TN; ++j) acc[i][j] = fma(fa[kk & 1][i], fb[kk & 1][j], acc[i][j]);
       }
       buf ^= 1;
     }
@@ -272,13 +275,13 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
     const index_t m0 = index_t(tile_m) * BM, n0 = index_t(tile_n) * BN;
     T* c = p.c + off[2] + static_cast<index_t>(blockIdx.y) * split_stride;
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const index_t r = m0 + (i < 4 ? row0 + i : BM / 2 + row0 + i - 4);
+    for (int i = 0; i < TM; ++i) {
+      const index_t r = m0 + (i / 4) * (BM / QM) + row0 + i % 4;
       if (r >= p.m) continue;
       T* crow = c + r * p.ldc;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const index_t cc = n0 + (h == 0 ? col0 : BN / 2 + col0);
+      for (int h = 0; h < QN; ++h) {
+        const index_t cc = n0 + h * (BN / QN) + col0;
         if (vec_c && cc + 4 <= p.n) {
           quad v;
 #pragma unroll
@@ -297,16 +300,19 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
 /// Number of k-splits for a product: enough blocks to fill every SM's resident
 /// slots when the tiles alone do not, while each split keeps at least
 /// min_k_tiles_per_split k-tiles.
-template <class T>
-int matmul_optimized_splits(const gemm_args<T>& p, int sm_count) {
+template <class Cfg, class T>
+int matmul_optimized_splits_for(const gemm_args<T>& p, int sm_count) {
   using tun = matmul_optimized_tuning<T>;
-  using cfg = typename tun::config;
-  const index_t tiles = ((p.m + cfg::bm - 1) / cfg::bm) * ((p.n + cfg::bn - 1) / cfg::bn) * p.batch.count;
-  const index_t slots = index_t(sm_count) * cfg::min_blocks;
+  const index_t tiles = ((p.m + Cfg::bm - 1) / Cfg::bm) * ((p.n + Cfg::bn - 1) / Cfg::bn) * p.batch.count;
+  const index_t slots = index_t(sm_count) * Cfg::min_blocks;
   if (tiles == 0 || tiles * 2 > slots) return 1;
   const index_t by_slots = slots / tiles;
-  const index_t by_k = p.k / (index_t(cfg::bk) * tun::min_k_tiles_per_split);
+  const index_t by_k = p.k / (index_t(Cfg::bk) * tun::min_k_tiles_per_split);
   return static_cast<int>(std::max<index_t>(1, std::min({by_slots, by_k, index_t(tun::max_splits)})));
+}
+template <class T>
+int matmul_optimized_splits(const gemm_args<T>& p, int sm_count) {
+  return matmul_optimized_splits_for<typename matmul_optimized_tuning<T>::config>(p, sm_count);
 }
 
 template <class Cfg, bool Vec, class T>
@@ -318,11 +324,12 @@ void launch_matmul_optimized_cfg(const gemm_args<T>& p, index_t k_chunk, int spl
   UFUNC_CHECK_LAUNCH("matmul_optimized_kernel", s.get());
 }
 
-/// Runs the optimized kernel with `splits` k-splits (1: straight into C).
-template <class T>
-void launch_matmul_optimized_splits(const gemm_args<T>& p, int splits, stream_ref s) {
-  using cfg = typename matmul_optimized_tuning<T>::config;
-  constexpr int V = cfg::vec;
+/// Runs the optimized kernel of configuration Cfg with `splits` k-splits (1:
+/// straight into C; more: partial products into a workspace, then a
+/// fixed-order sum into C).
+template <class Cfg, class T>
+void launch_matmul_optimized_with(const gemm_args<T>& p, int splits, stream_ref s) {
+  constexpr int V = Cfg::vec;
   if (p.m == 0 || p.n == 0 || p.batch.count == 0) return;
   auto strides_ok = [&](int k, index_t ld) {
     if (ld % V != 0) return false;
@@ -337,22 +344,20 @@ void launch_matmul_optimized_splits(const gemm_args<T>& p, int splits, stream_re
   splits = static_cast<int>(std::max<index_t>(splits, (p.k + max_k_chunk - 1) / max_k_chunk));
   index_t k_chunk = p.k;
   if (splits > 1) {
-    const index_t k_tiles = (p.k + cfg::bk - 1) / cfg::bk;
-    k_chunk = (k_tiles + splits - 1) / splits * cfg::bk;
+    const index_t k_tiles = (p.k + Cfg::bk - 1) / Cfg::bk;
+    k_chunk = (k_tiles + splits - 1) / splits * Cfg::bk;
     splits = static_cast<int>((p.k + k_chunk - 1) / k_chunk);
   }
   auto run = [&](const gemm_args<T>& g, int nsplit, index_t split_stride, bool vec_c) {
     if (vec_ab)
-      launch_matmul_optimized_cfg<cfg, true>(g, k_chunk, nsplit, split_stride, vec_c, s);
+      launch_matmul_optimized_cfg<Cfg, true>(g, k_chunk, nsplit, split_stride, vec_c, s);
     else
-      launch_matmul_optimized_cfg<cfg, false>(g, k_chunk, nsplit, split_stride, vec_c, s);
+      launch_matmul_optimized_cfg<Cfg, false>(g, k_chunk, nsplit, split_stride, vec_c, s);
   };
   if (splits <= 1) {
     run(p, 1, 0, is_aligned(p.c, 16) && strides_ok(2, p.ldc));
     return;
   }
-  // Split-k: partial products into a workspace (splits, batch, m, n), then a
-  // fixed-order sum into C.
   const index_t slice = p.batch.count * p.m * p.n;
   splitk_workspace<T> ws(static_cast<std::size_t>(slice) * static_cast<std::size_t>(splits), s);
   gemm_args<T> g = p;
@@ -365,6 +370,11 @@ void launch_matmul_optimized_splits(const gemm_args<T>& p, int splits, stream_re
   }
   run(g, splits, slice, p.n % V == 0);
   launch_matmul_splitk_reduce(p, ws.data(), splits, slice, s);
+}
+
+template <class T>
+void launch_matmul_optimized_splits(const gemm_args<T>& p, int splits, stream_ref s) {
+  launch_matmul_optimized_with<typename matmul_optimized_tuning<T>::config>(p, splits, s);
 }
 
 template <class T>

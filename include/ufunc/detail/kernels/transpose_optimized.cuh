@@ -25,9 +25,14 @@ struct transpose_optimized_tuning {
   static constexpr int tile = sizeof(S) <= 8 ? 64 : 32;  // at most 33 KiB of shared memory
   /// Elements per 16-byte access (1 for 16-byte and odd-sized elements).
   static constexpr int vec = (sizeof(S) < 16 && 16 % sizeof(S) == 0) ? static_cast<int>(16 / sizeof(S)) : 1;
+  /// Tile order: consecutive blocks advance along j (the destination's rows)
+  /// when true, along i otherwise; each block moves `strip` consecutive tiles.
+  static constexpr bool j_fast = false;
+  static constexpr int strip = 1;
 };
 
-template <class S, int W>
+template <class S, int W, bool JFast = transpose_optimized_tuning<S>::j_fast,
+          int Strip = transpose_optimized_tuning<S>::strip>
 __global__ void __launch_bounds__(transpose_optimized_tuning<S>::threads)
     transpose_optimized_kernel(copy_args p) {
   using tun = transpose_optimized_tuning<S>;
@@ -39,7 +44,9 @@ __global__ void __launch_bounds__(transpose_optimized_tuning<S>::threads)
   const S* __restrict__ src = static_cast<const S*>(p.src);
   S* __restrict__ dst = static_cast<S*>(p.dst);
   const int tid = static_cast<int>(threadIdx.x);
-  const index_t tiles_j = (p.nj + TILE - 1) / TILE;
+  const index_t tiles_i = (p.ni + TILE - 1) / TILE, tiles_j = (p.nj + TILE - 1) / TILE;
+  const index_t fast_tiles = JFast ? tiles_j : tiles_i, slow_tiles = JFast ? tiles_i : tiles_j;
+  const index_t strips = (fast_tiles + Strip - 1) / Strip;
 
   // Thread -> accesses: consecutive threads take consecutive W-element pieces
   // of a tile row; a thread's PER pieces are STEP rows apart, at one offset.
@@ -50,9 +57,11 @@ __global__ void __launch_bounds__(transpose_optimized_tuning<S>::threads)
   for (index_t z = blockIdx.z; z < p.batch.count; z += gridDim.z) {
     index_t off[2];
     p.batch.offsets(z, off);
-    for (index_t tj = blockIdx.y; tj < tiles_j; tj += gridDim.y)
-      for (index_t ti = blockIdx.x; ti * TILE < p.ni; ti += gridDim.x) {
-        const index_t i0 = ti * TILE, j0 = tj * TILE;
+    for (index_t blk = blockIdx.x; blk < strips * slow_tiles; blk += gridDim.x)
+      for (int st = 0; st < Strip; ++st) {
+        const index_t slow = blk / strips, fast = blk % strips * Strip + st;
+        if (fast >= fast_tiles) break;  // uniform across the block
+        const index_t i0 = (JFast ? slow : fast) * TILE, j0 = (JFast ? fast : slow) * TILE;
         // Read phase: piece u is tile row jj = row_of + u*STEP (source row j),
         // elements i = i0 + lane_off ..+W. All loads before any use.
         S r[PER][W];
@@ -128,20 +137,24 @@ int transpose_optimized_width(const copy_args& p) {
   return V;
 }
 
+template <class S, int W, bool JFast = transpose_optimized_tuning<S>::j_fast,
+          int Strip = transpose_optimized_tuning<S>::strip>
+void launch_transpose_optimized_as(const copy_args& p, stream_ref s) {
+  using tun = transpose_optimized_tuning<S>;
+  const index_t tiles = ((p.ni + tun::tile - 1) / tun::tile) * ((p.nj + tun::tile - 1) / tun::tile);
+  const index_t fast = JFast ? (p.nj + tun::tile - 1) / tun::tile : (p.ni + tun::tile - 1) / tun::tile;
+  const index_t blocks = tiles / fast * ((fast + Strip - 1) / Strip);
+  transpose_optimized_kernel<S, W, JFast, Strip><<<linalg_grid(blocks, 1, p.batch.count), tun::threads, 0, s.get()>>>(p);
+  UFUNC_CHECK_LAUNCH("transpose_optimized_kernel", s.get());
+}
+
 template <class S>
 void launch_transpose_optimized(const copy_args& p, stream_ref s) {
   using tun = transpose_optimized_tuning<S>;
-  const dim3 grid = linalg_grid((p.ni + tun::tile - 1) / tun::tile, (p.nj + tun::tile - 1) / tun::tile,
-                                p.batch.count);
   if constexpr (tun::vec > 1) {
-    if (transpose_optimized_width<S>(p) == tun::vec) {
-      transpose_optimized_kernel<S, tun::vec><<<grid, tun::threads, 0, s.get()>>>(p);
-      UFUNC_CHECK_LAUNCH("transpose_optimized_kernel", s.get());
-      return;
-    }
+    if (transpose_optimized_width<S>(p) == tun::vec) return launch_transpose_optimized_as<S, tun::vec>(p, s);
   }
-  transpose_optimized_kernel<S, 1><<<grid, tun::threads, 0, s.get()>>>(p);
-  UFUNC_CHECK_LAUNCH("transpose_optimized_kernel", s.get());
+  launch_transpose_optimized_as<S, 1>(p, s);
 }
 
 }  // namespace ufunc::detail
