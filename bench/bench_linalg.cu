@@ -132,6 +132,7 @@ void copy_bytes(const void* src, void* dst, long long bytes, int sms) {
 // ---- alternative optimized-kernel configurations (tuning sweep) -------------
 namespace det = ufunc::detail;
 using cfg_default = det::matmul_optimized_tuning<float>::config;
+using cfg_8x8_b2 = det::matmul_optimized_config<float, 128, 128, 8, 2>;
 using cfg_8x8_b1 = det::matmul_optimized_config<float, 128, 128, 8, 1>;
 using cfg_8x8_k16_b1 = det::matmul_optimized_config<float, 128, 128, 16, 1>;
 using cfg_8x16_b1 = det::matmul_optimized_config<float, 128, 256, 8, 1, 2, 4>;
@@ -223,7 +224,8 @@ int main() {
         const double ms = time_ms([&] { fn(g, sms); });
         report(std::string("  sweep ") + name + " " + sz + (err <= 1e-5 ? "" : " MISMATCH"), cublas_ms / ms, "x cuBLAS");
       };
-      sweep("128x128x8 8x8 minblocks 2 (default)", &run_cfg<cfg_default>);
+      sweep("default configuration", &run_cfg<cfg_default>);
+      sweep("128x128x8 8x8 minblocks 2", &run_cfg<cfg_8x8_b2>);
       sweep("128x128x8 8x8 minblocks 1", &run_cfg<cfg_8x8_b1>);
       sweep("128x128x16 8x8 minblocks 1", &run_cfg<cfg_8x8_k16_b1>);
       sweep("128x256x8 8x16 minblocks 1", &run_cfg<cfg_8x16_b1>);

@@ -62,7 +62,7 @@ template <class T>
 struct matmul_optimized_tuning;
 template <>
 struct matmul_optimized_tuning<float> {
-  using config = matmul_optimized_config<float, 128, 128, 8, 2>;
+  using config = matmul_optimized_config<float, 128, 128, 16, 1>;
   static constexpr int max_splits = 16;
   static constexpr int min_k_tiles_per_split = 32;  // split-k only while each split still has 32 k-tiles
 };
