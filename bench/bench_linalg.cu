@@ -166,6 +166,7 @@ int main() {
   std::mt19937 rng(std::random_device{}());
   std::normal_distribution<float> normal(0.f, 1.f);
   const bool quick = std::getenv("BENCH_QUICK") != nullptr;
+  const bool sweeps = !(std::getenv("BENCH_SWEEP") && std::string(std::getenv("BENCH_SWEEP")) == "0");
 
   cublasHandle_t handle;
   CUBLAS_CHECK(cublasCreate(&handle));
@@ -213,9 +214,9 @@ int main() {
       if (v == ufunc::matmul_variant::optimized && n != 2048) target = n == 1024 ? ">= 0.60" : ">= 0.85";
       report(what + " / cuBLAS", ratio, "ratio", target, ratio >= (n == 1024 ? 0.60 : 0.85));
     }
-    // Tuning sweep (no target): tile configurations (each with its own split-k
-    // choice), every result checked against cuBLAS first.
-    {
+    // Tuning sweep (no target; BENCH_SWEEP=0 skips it): tile configurations
+    // (each with its own split-k choice), every result checked against cuBLAS.
+    if (sweeps) {
       auto g = gemm_of(a, b, c, n, n, n);
       const int sms = dev.multiprocessors;
       auto sweep = [&](const char* name, void (*fn)(const det::gemm_args<float>&, int)) {
@@ -290,7 +291,7 @@ int main() {
     const double speedup = naive_ms / tiled_ms;
     report("tiled / naive speed " + sz, speedup, "x", targets ? ">= 3" : "", speedup >= 3);
     if constexpr (std::is_same_v<T, float>) {
-      if (targets) {  // tuning sweep of the optimized kernel's tile order (no target)
+      if (targets && sweeps) {  // tuning sweep of the optimized kernel's tile order (no target)
         auto plan = det::plan_copy(det::contiguous_layout(y.data(), sizeof(T), y.shape()),
                                    det::layout_of(x.view().transposed()));
         using S = det::storage_t<T>;
@@ -307,12 +308,12 @@ int main() {
           report(std::string("  sweep ") + name + " " + sz + (bad ? " MISMATCH" : ""), copy_ms / ms, "x copy");
         };
         if (w == 4) {
-          sweep("W=4 i-fast strip 1 (default)", &det::launch_transpose_optimized_as<S, 4, false, 1>);
-          sweep("W=4 j-fast strip 1", &det::launch_transpose_optimized_as<S, 4, true, 1>);
+          sweep("W=4 i-fast strip 1", &det::launch_transpose_optimized_as<S, 4, false, 1>);
+          sweep("W=4 j-fast strip 1 (default)", &det::launch_transpose_optimized_as<S, 4, true, 1>);
           sweep("W=4 j-fast strip 4", &det::launch_transpose_optimized_as<S, 4, true, 4>);
         }
         sweep("W=1 i-fast strip 1", &det::launch_transpose_optimized_as<S, 1, false, 1>);
-        sweep("W=1 j-fast strip 1", &det::launch_transpose_optimized_as<S, 1, true, 1>);
+        sweep("W=1 j-fast strip 1 (default)", &det::launch_transpose_optimized_as<S, 1, true, 1>);
         sweep("W=1 i-fast strip 4", &det::launch_transpose_optimized_as<S, 1, false, 4>);
         sweep("W=1 j-fast strip 4", &det::launch_transpose_optimized_as<S, 1, true, 4>);
       }

@@ -143,37 +143,33 @@ TEST_CASE("matmul: every variant at sizes around its tiles, primes and m != n !=
 
 #if defined(UFUNC_BACKEND_CUDA)
 namespace {
-template <class Cfg>
-void check_config_sizes() {
-  for (const auto& s : edge_sizes) {
-    const index_t m = s[0], n = s[1], k = s[2];
-    const auto seed = test::fresh_seed();
-    INFO("config " << Cfg::bm << "x" << Cfg::bn << "x" << Cfg::bk << " minblocks " << Cfg::min_blocks
-                   << ", m n k = " << m << " " << n << " " << k << ", seed " << seed);
-    const auto ha = normal_vector<float>(static_cast<std::size_t>(m * k), seed);
-    const auto hb = normal_vector<float>(static_cast<std::size_t>(k * n), seed + 1);
-    const auto a = make<ufunc::target::device>(ha, {m, k});
-    const auto b = make<ufunc::target::device>(hb, {k, n});
-    auto c = ufunc::empty<float>(shape{m, n});
-    dims_t od;
-    const auto ref = ref_matmul(ha, {m, k}, hb, {k, n}, od);
-    ufunc::detail::gemm_args<float> g;
-    g.a = a.data(), g.b = b.data(), g.c = c.data(), g.m = m, g.n = n, g.k = k, g.lda = k, g.ldb = n, g.ldc = n;
-    for (int splits : {1, 3}) {
-      ufunc::detail::launch_matmul_optimized_with<Cfg>(g, splits, {});
-      CHECK(rel_frobenius(c.to_host(), ref) <= 1e-5);
+/// The optimized kernel with a forced split-k count (the dispatcher splits only
+/// products with few tiles and long k), at every edge size.
+template <class T>
+void check_forced_splits() {
+  for (const auto& s : edge_sizes)
+    for (int splits : {2, 3, 7}) {
+      const index_t m = s[0], n = s[1], k = s[2];
+      const auto seed = test::fresh_seed();
+      INFO("m n k = " << m << " " << n << " " << k << ", splits " << splits << ", seed " << seed);
+      const auto ha = normal_vector<T>(static_cast<std::size_t>(m * k), seed);
+      const auto hb = normal_vector<T>(static_cast<std::size_t>(k * n), seed + 1);
+      const auto a = make<ufunc::target::device>(ha, {m, k});
+      const auto b = make<ufunc::target::device>(hb, {k, n});
+      auto c = ufunc::empty<T>(shape{m, n});
+      dims_t od;
+      const auto ref = ref_matmul(ha, {m, k}, hb, {k, n}, od);
+      ufunc::detail::gemm_args<T> g;
+      g.a = a.data(), g.b = b.data(), g.c = c.data(), g.m = m, g.n = n, g.k = k, g.lda = k, g.ldb = n, g.ldc = n;
+      ufunc::detail::launch_matmul_optimized_splits(g, splits, {});
+      CHECK(rel_frobenius(c.to_host(), ref) <= tolerance<T>());
     }
-  }
 }
 }  // namespace
 
-TEST_CASE("matmul: optimized kernel tile configurations at edge sizes, with and without split-k") {
-  namespace d = ufunc::detail;
-  check_config_sizes<d::matmul_optimized_config<float, 128, 128, 8, 2>>();
-  check_config_sizes<d::matmul_optimized_config<float, 128, 128, 8, 1>>();
-  check_config_sizes<d::matmul_optimized_config<float, 128, 128, 16, 1>>();
-  check_config_sizes<d::matmul_optimized_config<float, 128, 256, 8, 1, 2, 4>>();
-  check_config_sizes<d::matmul_optimized_config<float, 256, 128, 8, 1, 4, 2>>();
+TEST_CASE("matmul: optimized kernel with forced split-k at edge sizes") {
+  check_forced_splits<float>();
+  check_forced_splits<double>();
 }
 #endif
 

@@ -27,7 +27,11 @@ struct transpose_optimized_tuning {
   static constexpr int vec = (sizeof(S) < 16 && 16 % sizeof(S) == 0) ? static_cast<int>(16 / sizeof(S)) : 1;
   /// Tile order: consecutive blocks advance along j (the destination's rows)
   /// when true, along i otherwise; each block moves `strip` consecutive tiles.
-  static constexpr bool j_fast = false;
+  /// j first: blocks running together complete each other's destination row
+  /// segments, so with unaligned rows (8191 x 8193) the partial 32-byte sectors
+  /// at tile edges are merged in L2 rather than written to DRAM piecewise
+  /// (H100: 0.86 x copy against 0.76 i first; no difference when aligned).
+  static constexpr bool j_fast = true;
   static constexpr int strip = 1;
 };
 
