@@ -5,9 +5,10 @@
 // optimized; host build: blocked) multiply the same float matrices; each result
 // is checked against a double-precision reference and timed (on the GPU the
 // median of 3 runs after a warm-up). The point is the distance between the
-// variants: the naive kernel re-reads A and B from memory for every output, the tiled one stages
-// 16x16 tiles in shared memory, and the optimized one keeps an 8x8 block of C
-// per thread in registers, which is what it takes to approach the FP32 peak.
+// variants: the naive kernel re-reads A and B from memory for every output,
+// the tiled one stages 16x16 tiles in shared memory, and the optimized one
+// keeps an 8x8 block of C per thread in registers, which is what it takes to
+// approach the FP32 peak.
 // At 1000^3 the check is complete; larger sizes check 4096 random entries
 // (the full double reference would dominate the run).
 #include <ufunc/ufunc.hpp>
