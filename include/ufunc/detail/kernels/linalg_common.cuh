@@ -17,8 +17,12 @@ inline dim3 linalg_grid(index_t x, index_t y, index_t z) {
   return dim3(clamp(x, 0x7fffffff), clamp(y, 65535), clamp(z, 65535));
 }
 
+// Named helpers rather than unqualified min/max: inside namespace ufunc those
+// names find ufunc's reduction objects (ufunc::min, ufunc::max), not CUDA's.
 UFUNC_HD inline index_t imin(index_t a, index_t b) { return a < b ? a : b; }
 UFUNC_HD inline index_t imax(index_t a, index_t b) { return a > b ? a : b; }
+UFUNC_HD inline int imin32(int a, int b) { return a < b ? a : b; }
+UFUNC_HD inline int imax32(int a, int b) { return a > b ? a : b; }
 
 /// N elements of T packed for one access of sizeof(T) * N bytes.
 template <class T, int N>

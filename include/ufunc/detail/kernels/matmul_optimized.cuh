@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
   const int per_group = Cfg::group_m * tiles_n;
   const int group = static_cast<int>(blockIdx.x) / per_group;
   const int first_m = group * Cfg::group_m;
-  const int group_rows = min(tiles_m - first_m, Cfg::group_m);
+  const int group_rows = imin32(tiles_m - first_m, Cfg::group_m);
   const int in_group = static_cast<int>(blockIdx.x) - group * per_group;
   const int tile_m = first_m + in_group % group_rows, tile_n = in_group / group_rows;
 
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
 #pragma unroll
         for (int u = 0; u < LA; ++u) {
           const int a_kc = ((tid + u * NT) % (BK / V)) * V;
-          load_chunk<Vec>(ra[u], pa[u], a_full[u] ? min(max(rem - a_kc, 0), V) : 0);
+          load_chunk<Vec>(ra[u], pa[u], a_full[u] ? imin32(imax32(rem - a_kc, 0), V) : 0);
         }
 #pragma unroll
         for (int u = 0; u < LB; ++u) {
