@@ -15,3 +15,5 @@
 #include "axis.hpp"
 #include "parallel_for.hpp"
 #include "atomic.hpp"
+#include "matmul.hpp"
+#include "transpose.hpp"

@@ -1,0 +1,44 @@
+// Helpers shared by the matmul and transpose launchers and kernels.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+
+#include "../../config.hpp"
+#include "../../error.hpp"
+#include "../../stream.hpp"
+
+namespace ufunc::detail {
+
+/// A launch grid of (x, y, z) blocks, each clamped to the hardware limits; the
+/// kernels loop over what does not fit (grid-stride in each dimension).
+inline dim3 linalg_grid(index_t x, index_t y, index_t z) {
+  auto clamp = [](index_t v, index_t hi) { return static_cast<unsigned>(std::max<index_t>(1, std::min(v, hi))); };
+  return dim3(clamp(x, 0x7fffffff), clamp(y, 65535), clamp(z, 65535));
+}
+
+// Named helpers rather than unqualified min/max: inside namespace ufunc those
+// names find ufunc's reduction objects (ufunc::min, ufunc::max), not CUDA's.
+UFUNC_HD inline index_t imin(index_t a, index_t b) { return a < b ? a : b; }
+UFUNC_HD inline index_t imax(index_t a, index_t b) { return a > b ? a : b; }
+UFUNC_HD inline int imin32(int a, int b) { return a < b ? a : b; }
+UFUNC_HD inline int imax32(int a, int b) { return a > b ? a : b; }
+
+/// N elements of T packed for one access of sizeof(T) * N bytes.
+template <class T, int N>
+struct alignas(sizeof(T) * N >= 16 ? 16 : sizeof(T) * N) packed {
+  T v[N];
+};
+
+/// True when `p` is aligned to `bytes`.
+inline bool is_aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+/// Multiprocessors of the current device (for sizing grids to the machine).
+inline int current_sm_count() {
+  int dev = 0, sms = 0;
+  UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+  UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
+}  // namespace ufunc::detail

@@ -1,0 +1,140 @@
+// ufunc::transpose: axis permutations of N-d arrays (numpy.transpose), as a
+// copy into a new contiguous array or into an `out` view.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "array.hpp"
+#include "array_view.hpp"
+#include "config.hpp"
+#include "detail/linalg.hpp"
+#include "detail/linalg_plan.hpp"
+#include "error.hpp"
+#include "matmul.hpp"  // linalg_controls, outs_of, check_linalg_out
+#include "shape.hpp"
+#include "stream.hpp"
+
+namespace ufunc {
+
+/// The transpose variants available on `Target`, slowest first (CUDA: naive,
+/// tiled, optimized; host: blocked). Tests and benchmarks iterate this list.
+template <class Target = target::device>
+std::vector<transpose_variant> transpose_variants() {
+  const auto& v = detail::linalg_registry<Target>::transpose_variants;
+  return {v.begin(), v.end()};
+}
+
+namespace detail {
+
+/// Validates `axes` as a permutation of x's dims (negative values count from
+/// the end, as in NumPy) and returns it normalised.
+inline std::vector<int> normalize_axes(const std::vector<int>& axes, const shape& s) {
+  const int nd = s.size();
+  std::vector<int> r;
+  std::vector<bool> seen(static_cast<std::size_t>(nd), false);
+  bool ok = static_cast<int>(axes.size()) == nd;
+  for (int a : axes) {
+    const int v = a < 0 ? a + nd : a;
+    if (!ok || v < 0 || v >= nd || seen[static_cast<std::size_t>(v)]) {
+      ok = false;
+      break;
+    }
+    seen[static_cast<std::size_t>(v)] = true;
+    r.push_back(v);
+  }
+  if (!ok) {
+    std::string list;
+    for (std::size_t i = 0; i < axes.size(); ++i) list += (i ? "," : "") + std::to_string(axes[i]);
+    throw shape_error("transpose: axes (" + list + ") are not a permutation of the " + std::to_string(nd) +
+                      " axes of an array of shape " + s.str());
+  }
+  return r;
+}
+
+template <class X, class... Rest>
+auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
+  using TX = arg_traits<bare_t<X>>;
+  static_assert(TX::is_array, "ufunc::transpose: takes a ufunc array or array view");
+  using T = typename TX::value_type;
+  using Tg = typename TX::target_type;
+  require_launchable<Tg>();
+  const linalg_controls<transpose_variant, bare_t<Rest>...> ctl(rest...);
+  check_variant<Tg>("transpose", ctl.variant, linalg_registry<Tg>::transpose_variants);
+
+  const operand_layout lx = layout_of(x);
+  const int nd = lx.shp.size();
+  std::vector<int> perm;
+  if (axes) {
+    perm = normalize_axes(*axes, lx.shp);
+  } else {
+    for (int d = nd - 1; d >= 0; --d) perm.push_back(d);
+  }
+  // The source as seen through the permutation: result dim k is x's dim perm[k].
+  operand_layout src = lx;
+  index_t dims[max_rank];
+  for (int k = 0; k < nd; ++k) {
+    const int d = perm[static_cast<std::size_t>(k)];
+    dims[k] = lx.shp[d];
+    src.strides[static_cast<std::size_t>(k)] = lx.strides[static_cast<std::size_t>(d)];
+  }
+  src.shp = shape(dims, dims + nd);
+
+  auto outs = std::tuple_cat(outs_of(rest)...);
+  if constexpr (std::tuple_size_v<decltype(outs)> == 1) {
+    auto y = std::get<0>(outs);
+    static_assert(std::is_same_v<typename decltype(y)::value_type, T>,
+                  "ufunc::transpose: out must have the input's element type");
+    static_assert(std::is_same_v<typename decltype(y)::target_type, Tg>,
+                  "ufunc::transpose: out must live on the input's target");
+    const operand_layout ly = layout_of(y);
+    check_linalg_out("transpose", ly, src.shp, std::array<operand_layout, 1>{lx});
+    copy_view<Tg, T>(ly, src, ctl.stream, ctl.variant);
+    return y;
+  } else {
+    array<T, Tg> y(src.shp, ctl.stream);
+    copy_view<Tg, T>(contiguous_layout(y.data(), sizeof(T), src.shp), src, ctl.stream, ctl.variant);
+    return y;
+  }
+}
+
+}  // namespace detail
+
+/// numpy.transpose: the array with its axes permuted, as a new contiguous array
+/// (or written into `ufunc::out(y)`, which must have exactly the permuted shape
+/// and must not overlap x; the view is returned). Without `axes` the axes are
+/// reversed (the matrix transpose for 2-D); with `axes`, result axis k is x's
+/// axis axes[k] (negative values count from the end); anything but a
+/// permutation of x's axes throws shape_error. Any element type (copied as raw
+/// bytes: 1, 2, 4, 8, 16-byte elements and odd sizes) and any strides.
+/// Optional trailing arguments, in any order: `ufunc::out(y)`, a
+/// `ufunc::transpose_variant` (default `fastest`), a stream. Asynchronous on the
+/// stream (the host target runs synchronously).
+///
+/// The copy is planned on the host: dims are merged where both sides are
+/// contiguous, and when the source's and the destination's fastest dims
+/// differ the tile kernel of the chosen variant swaps them; when they coincide
+/// (e.g. the identity permutation of a strided view) no variant applies and a
+/// strided row copy runs; contiguous blocks are one memory copy.
+/// `ufunc::array_view::transposed()` / `permuted()` give the same result as a
+/// view, without copying.
+template <class X, class... Rest, std::enable_if_t<(detail::is_linalg_control_v<Rest> && ...), int> = 0>
+auto transpose(const X& x, Rest&&... rest) {
+  return detail::transpose_impl(x, nullptr, std::forward<Rest>(rest)...);
+}
+
+/// transpose with an explicit permutation: `ufunc::transpose(x, {1, 0, 2})`.
+template <class X, class... Rest>
+auto transpose(const X& x, const std::vector<int>& axes, Rest&&... rest) {
+  return detail::transpose_impl(x, &axes, std::forward<Rest>(rest)...);
+}
+template <class X, class... Rest>
+auto transpose(const X& x, std::initializer_list<int> axes, Rest&&... rest) {
+  const std::vector<int> v(axes);
+  return detail::transpose_impl(x, &v, std::forward<Rest>(rest)...);
+}
+
+}  // namespace ufunc
