@@ -68,6 +68,9 @@ void check_1d(index_t n, std::uint64_t seed, Ctl&&... ctl) {
   auto xv = x.view();
   auto ov = out.view();
   auto cv = cnt.view();
+  // The arrays were prepared on the legacy default stream, which a non-blocking
+  // stream given in ctl does not wait for (nor it for that): order both ways.
+  ufunc::synchronize();
   ufunc::parallel_for<Target>(
       n,
       [=] UFUNC_HD (std::size_t i) {
@@ -75,6 +78,7 @@ void check_1d(index_t n, std::uint64_t seed, Ctl&&... ctl) {
         cv[static_cast<index_t>(i)] += 1;
       },
       std::forward<Ctl>(ctl)...);
+  ufunc::synchronize();
   std::vector<long long> want(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < want.size(); ++i) want[i] = 3LL * hx[i] - static_cast<long long>(i % 7);
   test::expect_equal(out.to_host(), want);
@@ -95,6 +99,9 @@ void check_2d(index_t rows, index_t cols, std::uint64_t seed, Ctl&&... ctl) {
   auto xv = x.view();
   auto ov = out.view();
   auto cv = cnt.view();
+  // The arrays were prepared on the legacy default stream, which a non-blocking
+  // stream given in ctl does not wait for (nor it for that): order both ways.
+  ufunc::synchronize();
   ufunc::parallel_for<Target>(
       s,
       [=] UFUNC_HD (std::size_t i, std::size_t j) {
@@ -102,6 +109,7 @@ void check_2d(index_t rows, index_t cols, std::uint64_t seed, Ctl&&... ctl) {
         cv(i, j) += 1;
       },
       std::forward<Ctl>(ctl)...);
+  ufunc::synchronize();
   std::vector<long long> want(hx.size());
   for (index_t i = 0; i < rows; ++i)
     for (index_t j = 0; j < cols; ++j) {
@@ -123,6 +131,9 @@ void check_3d(index_t d0, index_t d1, index_t d2, std::uint64_t seed, Ctl&&... c
   auto xv = x.view();
   auto ov = out.view();
   auto cv = cnt.view();
+  // The arrays were prepared on the legacy default stream, which a non-blocking
+  // stream given in ctl does not wait for (nor it for that): order both ways.
+  ufunc::synchronize();
   ufunc::parallel_for<Target>(
       s,
       [=] UFUNC_HD (std::size_t i, std::size_t j, std::size_t k) {
@@ -131,6 +142,7 @@ void check_3d(index_t d0, index_t d1, index_t d2, std::uint64_t seed, Ctl&&... c
         cv(i, j, k) += 1;
       },
       std::forward<Ctl>(ctl)...);
+  ufunc::synchronize();
   std::vector<long long> want(hx.size());
   for (index_t i = 0; i < d0; ++i)
     for (index_t j = 0; j < d1; ++j)
