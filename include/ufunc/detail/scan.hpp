@@ -54,6 +54,11 @@ struct scan_out_at {
   G g;
   __host__ __device__ index_t operator()(index_t i) const { return g.out_offset(i); }
 };
+template <class Acc>
+struct scan_cast {
+  template <class T>
+  __host__ __device__ Acc operator()(const T& v) const { return static_cast<Acc>(v); }
+};
 struct scan_segment_of {
   index_t L;
   __host__ __device__ index_t operator()(index_t i) const { return i / L; }
@@ -99,10 +104,17 @@ void scan_axis(const acc_op<Acc, Op>& op, const operand_layout& x, int axis, Acc
       return cub::DeviceScan::InclusiveScanByKey(temp, bytes, keys, values, dst, op, n, cuda::std::equal_to<>{},
                                                  s.get());
     };
+    // One contiguous run (a 1-D array, or the last axis of a single row): plain
+    // pointers, which CUB reads and writes with vector accesses.
+    const bool flat = g.K == 1 && (g.R == 1 || (sg.step_x == 1 && sg.step_out == 1));
+    auto go_flat = [&](void* temp, std::size_t& bytes) {
+      auto in = thrust::make_transform_iterator(sg.x, scan_cast<Acc>{});
+      return cub::DeviceScan::InclusiveScan(temp, bytes, in, out, op, n, s.get());
+    };
     std::size_t bytes = 0;
-    UFUNC_CUDA_CHECK(go(nullptr, bytes));
+    UFUNC_CUDA_CHECK(flat ? go_flat(nullptr, bytes) : go(nullptr, bytes));
     device_temp t(bytes, s);
-    UFUNC_CUDA_CHECK(go(t.get(), bytes));
+    UFUNC_CUDA_CHECK(flat ? go_flat(t.get(), bytes) : go(t.get(), bytes));
 #else
     static_assert(sizeof(T) == 0, "ufunc: a CUDA-target accumulate must be compiled by nvcc");
 #endif
