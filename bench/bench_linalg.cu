@@ -14,6 +14,8 @@
 
 #include <cublas_v2.h>
 
+#include "bench_util.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -35,23 +37,6 @@ namespace {
       std::exit(1);                                                                         \
     }                                                                                       \
   } while (0)
-
-struct event_pair {
-  cudaEvent_t a, b;
-  event_pair() {
-    UFUNC_CUDA_CHECK(cudaEventCreate(&a));
-    UFUNC_CUDA_CHECK(cudaEventCreate(&b));
-  }
-  ~event_pair() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-  }
-};
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 /// Median device time of fn() in ms; the repetition count adapts so a
 /// measurement takes about `budget_ms` (at least 3, at most `max_reps`).
@@ -76,21 +61,6 @@ double time_ms(const std::function<void()>& fn, double budget_ms = 300, int max_
     t.push_back(ms);
   }
   return median(t);
-}
-
-struct row {
-  std::string what;
-  double value;
-  std::string target;
-  bool pass;
-};
-std::vector<row> summary;
-
-void report(const std::string& what, double value, const char* unit, const std::string& target = "", bool pass = true) {
-  std::printf("%-62s %10.3f %-8s %s%s\n", what.c_str(), value, unit, target.c_str(),
-              target.empty() ? "" : (pass ? "  PASS" : "  FAIL"));
-  std::fflush(stdout);
-  if (!target.empty()) summary.push_back({what, value, target, pass});
 }
 
 double rel_frobenius(const std::vector<float>& got, const std::vector<float>& ref) {
@@ -327,12 +297,6 @@ int main() {
   bench_transpose(8192, 8192, std::uint16_t{}, false);
 
   CUBLAS_CHECK(cublasDestroy(handle));
-  bool ok = true;
-  std::puts("\nsummary (measured vs target):");
-  for (const auto& r : summary) {
-    std::printf("  %-60s %8.3f  target %-8s %s\n", r.what.c_str(), r.value, r.target.c_str(), r.pass ? "PASS" : "FAIL");
-    ok = ok && r.pass;
-  }
-  std::printf("bench_linalg: %s\n", ok ? "all targets met" : "SOME TARGETS MISSED");
+  summary("bench_linalg");
   return 0;  // targets are reported, not asserted: timings are not test verdicts
 }

@@ -77,7 +77,7 @@ inline std::vector<row> rows;
 void report(const std::string& what, double value, const std::string& unit, const std::string& target = "",
             bool pass = true) {
   rows.push_back({what, value, unit, target, pass});
-  std::printf("%-58s %10.3f %-6s %s%s\n", what.c_str(), value, unit.c_str(), target.c_str(),
+  std::printf("%-62s %10.3f %-8s %s%s\n", what.c_str(), value, unit.c_str(), target.c_str(),
               target.empty() ? "" : (pass ? "  PASS" : "  FAIL"));
   std::fflush(stdout);
 }
