@@ -304,9 +304,11 @@ struct reduce_backend<target::cuda> {
       if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, R / (index_t(tu::block) * tu::unroll)));
     } else {
       using tu = columns_reduce_tuning;
-      const index_t want = sms * 2048, threads = K / V;  // resident threads; threads per chunk
-      if (threads < want)
-        nchunks = std::clamp<index_t>(std::min((want + threads - 1) / threads, R / tu::min_chunk), 1, 65535);
+      // Enough chunks for every SM's resident threads when each thread holds one
+      // output (a thread with V outputs keeps V loads in flight, so K counts, not
+      // K / V): more chunks only add partial traffic and passes.
+      const index_t want = sms * 2048;
+      if (K < want) nchunks = std::clamp<index_t>(std::min((want + K - 1) / K, R / tu::min_chunk), 1, 65535);
     }
     index_t chunk_len = (R + nchunks - 1) / nchunks;
     if (kind == block_rows) chunk_len = (chunk_len + V - 1) / V * V;  // chunks start V-aligned
