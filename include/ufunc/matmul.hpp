@@ -59,20 +59,6 @@ struct linalg_controls {
   }
 };
 
-template <class A>
-auto outs_of(const A& a) {
-  if constexpr (is_out<bare_t<A>>::value) {
-    static_assert(std::tuple_size_v<decltype(a.views)> == 1, "ufunc: matmul and transpose write one output");
-    return a.views;
-  } else {
-    return std::tuple<>{};
-  }
-}
-
-template <class A>
-operand_layout view_layout(const A& a) {
-  return layout_of(a);
-}
 
 /// Throws shape_error unless `out` can receive a result of shape `s` computed
 /// from `ins` (exact shape, no self-overlap, no overlap with any input).
@@ -139,9 +125,10 @@ auto matmul(const A& a, const B& b, Rest&&... rest) {
   const stream_ref s = ctl.stream;
   detail::check_variant<Tg>("matmul", ctl.variant, detail::linalg_registry<Tg>::matmul_variants);
 
-  const auto la = detail::view_layout(a), lb = detail::view_layout(b);
+  const auto la = detail::layout_of(a), lb = detail::layout_of(b);
   const detail::matmul_shape ms = detail::matmul_shapes(la.shp, lb.shp);
   auto outs = std::tuple_cat(detail::outs_of(rest)...);
+  static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc: matmul writes one output");
 
   auto compute = [&](const detail::operand_layout& lc) {
     if (ms.out.count() == 0) return;
@@ -173,13 +160,13 @@ auto matmul(const A& a, const B& b, Rest&&... rest) {
                   "ufunc::matmul: out must have the operands' element type");
     static_assert(std::is_same_v<typename decltype(c)::target_type, Tg>,
                   "ufunc::matmul: out must live on the operands' target");
-    const auto lc = detail::view_layout(c);
+    const auto lc = detail::layout_of(c);
     detail::check_linalg_out("matmul", lc, ms.out, std::array<detail::operand_layout, 2>{la, lb});
     compute(lc);
     return c;
   } else {
     array<T, Tg> c(ms.out, s);
-    compute(detail::view_layout(c));
+    compute(detail::layout_of(c));
     return c;
   }
 }

@@ -44,14 +44,6 @@ struct launch_config {
 namespace detail {
 
 template <class A>
-using bare_ctl_t = std::remove_cv_t<std::remove_reference_t<A>>;
-template <class A>
-inline constexpr bool pf_is_stream_v = std::is_same_v<A, stream_ref> || std::is_same_v<A, stream>
-#if defined(UFUNC_BACKEND_CUDA)
-                                       || std::is_same_v<A, cudaStream_t>
-#endif
-    ;
-template <class A>
 inline constexpr bool pf_is_config_v = std::is_same_v<A, launch_config>;
 
 template <std::size_t>
@@ -89,11 +81,11 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
   static_assert(t1 || t2 || t3,
                 "ufunc::parallel_for: the function must take 1, 2 or 3 std::size_t indices, one per dimension of "
                 "the index space, e.g. [=] UFUNC_HD (std::size_t i, std::size_t j) { ... }");
-  static_assert(((pf_is_stream_v<bare_ctl_t<Ctl>> || pf_is_config_v<bare_ctl_t<Ctl>>) && ...),
+  static_assert(((is_stream_v<bare_t<Ctl>> || pf_is_config_v<bare_t<Ctl>>) && ...),
                 "ufunc::parallel_for: after the function come only a ufunc::launch_config and/or a stream "
                 "(ufunc::stream, ufunc::stream_ref or cudaStream_t)");
-  static_assert((int(pf_is_stream_v<bare_ctl_t<Ctl>>) + ... + 0) <= 1, "ufunc::parallel_for: give at most one stream");
-  static_assert((int(pf_is_config_v<bare_ctl_t<Ctl>>) + ... + 0) <= 1,
+  static_assert((int(is_stream_v<bare_t<Ctl>>) + ... + 0) <= 1, "ufunc::parallel_for: give at most one stream");
+  static_assert((int(pf_is_config_v<bare_t<Ctl>>) + ... + 0) <= 1,
                 "ufunc::parallel_for: give at most one launch_config");
 
   const int rank = space.size();
@@ -113,7 +105,7 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
   checked_launch cfg;
   stream_ref s;
   auto take = [&](const auto& c) {
-    using C = bare_ctl_t<decltype(c)>;
+    using C = bare_t<decltype(c)>;
     if constexpr (pf_is_config_v<C>)
       cfg = check_launch_config(c);
     else

@@ -165,7 +165,7 @@ class reducer {
                   "ufunc: inputs come first, then axis/axes/keepdims, out(...) and/or a stream");
     call_options o;
     ((void)take(o, args), ...);
-    auto all_outs = std::tuple_cat(collect_outs(args)...);
+    auto all_outs = std::tuple_cat(detail::outs_of(args)...);
     static_assert(std::tuple_size_v<decltype(all_outs)> <= 1, "ufunc: a reduction has one output");
     auto inputs = std::forward_as_tuple(args...);
     // Known from the argument types: no axis, keepdims or out -> a host value.
@@ -199,13 +199,6 @@ class reducer {
       o.s = stream_ref(a);
     }
   }
-  template <class A>
-  static auto collect_outs(const A& a) {
-    if constexpr (detail::is_out<detail::bare_t<A>>::value)
-      return a.views;
-    else
-      return std::tuple<>{};
-  }
 
   template <bool Scalar, std::size_t... I, class In, class Outs>
   auto call(std::index_sequence<I...>, In& in, const call_options& o, const Outs& outs) const {
@@ -221,16 +214,6 @@ class reducer {
     } else {
       return run<Scalar, Target>(std::forward_as_tuple(std::get<I>(in)...), o, outs);
     }
-  }
-
-  template <class Target, class A>
-  static auto stage(const A& a, stream_ref s) {
-    if constexpr (detail::arg_traits<A>::is_vector)
-      return asarray<Target>(a, s);
-    else if constexpr (detail::arg_traits<A>::is_array)
-      return a.view();
-    else
-      return a;
   }
 
   template <bool Scalar, class Target, class... A, class Outs>

@@ -2,6 +2,7 @@
 // and an owning one (stream).
 #pragma once
 
+#include <type_traits>
 #include <utility>
 
 #include "config.hpp"
@@ -124,5 +125,17 @@ class stream {
 #endif
   flags flags_ = blocking;
 };
+
+namespace detail {
+template <class A>
+using bare_t = std::remove_cv_t<std::remove_reference_t<A>>;
+/// True for the types a call accepts as its stream argument.
+template <class A>
+inline constexpr bool is_stream_v = std::is_same_v<A, stream_ref> || std::is_same_v<A, stream>
+#if defined(UFUNC_BACKEND_CUDA)
+                                    || std::is_same_v<A, cudaStream_t>
+#endif
+    ;
+}  // namespace detail
 
 }  // namespace ufunc

@@ -14,7 +14,7 @@
 #include "detail/linalg.hpp"
 #include "detail/linalg_plan.hpp"
 #include "error.hpp"
-#include "matmul.hpp"  // linalg_controls, outs_of, check_linalg_out
+#include "matmul.hpp"  // linalg_controls, check_linalg_out
 #include "shape.hpp"
 #include "stream.hpp"
 
@@ -84,6 +84,7 @@ auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
   src.shp = shape(dims, dims + nd);
 
   auto outs = std::tuple_cat(outs_of(rest)...);
+  static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc: transpose writes one output");
   if constexpr (std::tuple_size_v<decltype(outs)> == 1) {
     auto y = std::get<0>(outs);
     static_assert(std::is_same_v<typename decltype(y)::value_type, T>,

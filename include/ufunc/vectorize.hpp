@@ -34,9 +34,6 @@ struct ufunc_methods;  // reduce.hpp
 
 namespace detail {
 template <class A>
-using bare_t = std::remove_cv_t<std::remove_reference_t<A>>;
-
-template <class A>
 struct arg_traits {  // anything else is a scalar, broadcast everywhere
   static constexpr bool is_array = false, is_vector = false;
   using value_type = A;
@@ -66,12 +63,6 @@ template <class A>
 struct is_out : std::false_type {};
 template <class... V>
 struct is_out<out_t<V...>> : std::true_type {};
-template <class A>
-inline constexpr bool is_stream_v = std::is_same_v<A, stream_ref> || std::is_same_v<A, stream>
-#if defined(UFUNC_BACKEND_CUDA)
-                                    || std::is_same_v<A, cudaStream_t>
-#endif
-    ;
 template <class A>
 inline constexpr bool is_control_v = is_out<bare_t<A>>::value || is_stream_v<bare_t<A>>;
 
@@ -164,6 +155,26 @@ decltype(auto) unwrap_single(Tup&& t) {
   else
     return bare_t<Tup>(std::forward<Tup>(t));
 }
+/// The output views an argument carries: those of an `out(...)`, else none.
+template <class A>
+auto outs_of(const A& a) {
+  if constexpr (is_out<bare_t<A>>::value)
+    return a.views;
+  else
+    return std::tuple<>{};
+}
+
+/// An input as a call on Target uses it: a host container on a device target is
+/// copied there (the documented slow path), an array becomes its view.
+template <class Target, class A>
+auto stage(const A& a, stream_ref s) {
+  if constexpr (arg_traits<A>::is_vector && !std::is_same_v<Target, target::host>)
+    return asarray<Target>(a, s);
+  else if constexpr (arg_traits<A>::is_array)
+    return a.view();
+  else
+    return a;
+}
 }  // namespace detail
 
 /// Names the output(s) of a ufunc call: `f(x, y, ufunc::out(z))`, or
@@ -202,7 +213,7 @@ class vectorized {
     static_assert((static_cast<std::size_t>(detail::is_control_v<Args>) + ...) == sizeof...(Args) - nin,
                   "ufunc: inputs come first, then ufunc::out(...) and/or a stream");
     stream_ref s;
-    auto all_outs = std::tuple_cat(collect_outs(args)...);
+    auto all_outs = std::tuple_cat(detail::outs_of(args)...);
     ((void)set_stream(s, args), ...);
     auto inputs = std::forward_as_tuple(args...);
     return call(std::make_index_sequence<nin>{}, inputs, all_outs, s);
@@ -239,28 +250,10 @@ class vectorized {
 
  private:
   template <class A>
-  static auto collect_outs(const A& a) {
-    if constexpr (detail::is_out<detail::bare_t<A>>::value)
-      return a.views;
-    else
-      return std::tuple<>{};
-  }
-  template <class A>
   static void set_stream(stream_ref& s, const A& a) {
     if constexpr (detail::is_stream_v<detail::bare_t<A>>) s = stream_ref(a);
   }
 
-  // Host containers on a device target: stage them, compute there, copy back.
-  template <class A>
-  static auto stage(const A& a, stream_ref s) {
-    using B = detail::arg_traits<A>;
-    if constexpr (B::is_vector)
-      return asarray<Target>(a, s);
-    else if constexpr (B::is_array)
-      return a.view();
-    else
-      return a;
-  }
   template <class A>
   static auto fetch(const A& a) {
     if constexpr (detail::arg_traits<A>::is_array)
@@ -282,7 +275,7 @@ class vectorized {
     if constexpr (any_vector && !std::is_same_v<Target, target::host>) {
       static_assert(std::tuple_size_v<Outs> == 0,
                     "ufunc: out() is not supported with std::vector inputs; use device arrays");
-      auto staged = std::make_tuple(stage(std::get<I>(in), s)...);
+      auto staged = std::make_tuple(detail::stage<Target>(std::get<I>(in), s)...);
       auto r = std::apply([&](const auto&... a) { return (*this)(a..., s); }, staged);
       return fetch(r);
     } else {
