@@ -52,7 +52,8 @@ TEST_CASE("reduce: any set of axes of random N-d arrays, with keepdims, against 
 TEST_CASE("reduce: the 2-D cases the kernels specialise: rows, columns, short and long, few and many") {
   const std::vector<std::vector<index_t>> cases = {{1, 1},     {1, 5000},   {5000, 1},  {7, 3},      {3, 100000},
                                                    {100000, 3}, {64, 2048}, {2048, 64}, {2, 1 << 20}, {1 << 20, 2},
-                                                   {513, 257},  {17, 70001}};
+                                                   {513, 257},  {17, 70001}, {33, 4},     {4097, 8},
+                                                   {1 << 20, 4}, {300, 12},  {8192, 1024}, {100, 4096}};
   for (const auto& dims : cases) {
     const auto seed = test::fresh_seed();
     INFO("dims " << test::dims_str(dims) << " seed " << seed);
@@ -73,6 +74,32 @@ TEST_CASE("reduce: the 2-D cases the kernels specialise: rows, columns, short an
       INFO("axis " << a);
       CHECK(bad == 0);
     }
+  }
+}
+
+TEST_CASE("reduce: columns of narrow elements into wide accumulators (vector loads narrowed to fit)") {
+  // int8 loads 16 per vector access; 16 long long accumulators per thread would
+  // not fit the column kernel's shared memory, so it narrows its loads.
+  std::mt19937_64 rng(test::fresh_seed());
+  for (const std::vector<index_t>& dims : std::vector<std::vector<index_t>>{{1000, 48}, {70, 4096}, {4099, 16}, {5, 32}}) {
+    const auto n = static_cast<std::size_t>(test::count_of(dims));
+    std::vector<std::int8_t> h(n);
+    for (auto& v : h) v = static_cast<std::int8_t>(static_cast<int>(rng() % 256) - 128);
+    const auto x = ufunc::to_device(h, shape(dims));
+    const auto K = static_cast<std::size_t>(dims[1]);
+    std::vector<long long> want(K, 0);
+    for (std::size_t i = 0; i < n; ++i) want[i % K] += h[i];
+    INFO("dims " << test::dims_str(dims));
+    const auto ll = ufunc::reduce<long long>(ufunc::plus{})(x, ufunc::axis(0)).to_host();
+    const auto d = ufunc::reduce<double>(ufunc::plus{})(x, ufunc::axis(0)).to_host();
+    const auto i = ufunc::sum(x, ufunc::axis(0)).to_host();
+    REQUIRE(ll.size() == K);
+    REQUIRE(d.size() == K);
+    REQUIRE(i.size() == K);
+    std::size_t bad = 0;
+    for (std::size_t o = 0; o < K; ++o)
+      bad += ll[o] != want[o] || d[o] != static_cast<double>(want[o]) || static_cast<long long>(i[o]) != want[o];
+    CHECK(bad == 0);
   }
 }
 

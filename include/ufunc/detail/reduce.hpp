@@ -288,12 +288,16 @@ struct reduce_backend<target::cuda> {
     enum { block_rows, warp_rows, columns } kind = columns;
     if (rows_like && R > 8) kind = R <= warps_reduce_tuning::max_row ? warp_rows : block_rows;
     // 16-byte loads when the layout allows (one array input, aligned, contiguous).
+    // The column kernel holds V accumulators per thread (and a block's worth in
+    // shared memory): narrower loads where V * sizeof(Acc) would pass 64 bytes.
     constexpr int VW = Src::vec_width;
-    const bool vec = VW > 1 && ((kind == block_rows && src.vec_rows_ok(VW)) ||
-                                (kind == columns && src.vec_columns_ok(VW)));
-    const index_t V = vec ? VW : 1;
+    constexpr int CVW = columns_reduce_tuning::vec_width<Acc>(VW);
+    const bool vec = (kind == block_rows && VW > 1 && src.vec_rows_ok(VW)) ||
+                     (kind == columns && CVW > 1 && src.vec_columns_ok(CVW));
+    const index_t V = vec ? (kind == columns ? CVW : VW) : 1;
     const index_t sms = sm_count();
     index_t nchunks = 1;
+    int cbx = 0, cby = 0;  // the column kernel's block
     if (kind == warp_rows) {
       using tu = warps_reduce_tuning;
       const index_t want = sms * 64;  // resident warps
@@ -304,11 +308,21 @@ struct reduce_backend<target::cuda> {
       if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, R / (index_t(tu::block) * tu::unroll)));
     } else {
       using tu = columns_reduce_tuning;
-      // Enough chunks for every SM's resident threads when each thread holds one
-      // output (a thread with V outputs keeps V loads in flight, so K counts, not
-      // K / V): more chunks only add partial traffic and passes.
-      const index_t want = sms * 2048;
-      if (K < want) nchunks = std::clamp<index_t>(std::min((want + K - 1) / K, R / tu::min_chunk), 1, 65535);
+      // Rows per block (by) so that each thread reduces at least min_run rows, as
+      // wide in x as the block then allows but no wider than the outputs, with
+      // whole segments per warp row. Split the reduced range only if the threads
+      // cannot keep enough loads in flight (a split costs a second pass).
+      const int min_bx = vec ? tu::min_vec_bx : tu::min_scalar_bx;
+      const index_t cols = (K + V - 1) / V;
+      cby = 1;
+      while (cby * 2 <= tu::block / min_bx && index_t(cby) * 2 * tu::min_run <= R) cby *= 2;
+      cbx = tu::block / cby;
+      while (cbx > min_bx && cbx / 2 >= cols) cbx /= 2;
+      const index_t threads = (cols + cbx - 1) / cbx * cbx * cby;
+      const index_t per_thread = vec ? 16 * CVW / VW * tu::vec_unroll<Acc, CVW> : 4 * tu::unroll;  // bytes
+      const index_t want = sms * tu::bytes_in_flight_per_sm / per_thread;
+      if (threads < want)
+        nchunks = std::clamp<index_t>(std::min(want / threads, R / (index_t(cby) * tu::min_run)), 1, 65535);
     }
     index_t chunk_len = (R + nchunks - 1) / nchunks;
     if (kind == block_rows) chunk_len = (chunk_len + V - 1) / V * V;  // chunks start V-aligned
@@ -335,15 +349,16 @@ struct reduce_backend<target::cuda> {
         UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
       } else {
         using tu = columns_reduce_tuning;
-        const dim3 grid(static_cast<unsigned>((K / V + tu::block - 1) / tu::block), static_cast<unsigned>(nchunks));
-        if constexpr (VW > 1)
+        const dim3 grid(static_cast<unsigned>(((K + V - 1) / V + cbx - 1) / cbx), static_cast<unsigned>(nchunks));
+        const dim3 block(static_cast<unsigned>(cbx), static_cast<unsigned>(cby));
+        if constexpr (CVW > 1)
           if (vec) {
-            reduce_columns_kernel<tu::block, tu::vec_unroll, VW>
-                <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
+            reduce_columns_kernel<tu::block, tu::vec_unroll<Acc, CVW>, CVW>
+                <<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
             UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
             return;
           }
-        reduce_columns_kernel<tu::block, tu::unroll, 1><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
+        reduce_columns_kernel<tu::block, tu::unroll, 1><<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
         UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
       }
     };

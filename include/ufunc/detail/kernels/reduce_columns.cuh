@@ -1,59 +1,107 @@
-// Column reduction: one thread per V neighbouring outputs, for layouts where
-// neighbouring outputs are neighbours in memory and the reduced elements are far
-// apart (a reduction over a leading axis). A warp then reads consecutive
-// addresses at every step (16 bytes per thread when V > 1). When there are too
-// few outputs to fill the GPU, the reduced range is split into chunks along
-// blockIdx.y and the partial results are reduced in a second pass.
+// Column reduction, for layouts where neighbouring outputs are neighbours in
+// memory and the reduced elements are far apart (a reduction over a leading
+// axis). A block is (bx, by) threads: thread (tx, ty) holds V neighbouring
+// outputs (one 16-byte load per row when V > 1) and reduces one contiguous run
+// of the block's rows; the by partial results of a column are then combined in
+// shared memory. The x extent keeps each warp's loads in full 128-byte segments,
+// the y extent gives a long reduced range enough threads (and loads in flight)
+// without a second pass. Only when the outputs and the block's rows together
+// still cannot fill the GPU is the reduced range split into chunks along
+// blockIdx.y, whose partial results a second pass reduces. Runs are combined in
+// row order, so the op need only be associative here.
 #pragma once
+
+#include <algorithm>
 
 #include "../reduce_source.hpp"
 
 namespace ufunc::detail {
 
 struct columns_reduce_tuning {
-  static constexpr int block = 256;
-  static constexpr int unroll = 8;      // scalar loads in flight per thread
-  static constexpr int vec_unroll = 4;  // 16-byte loads in flight per thread
-  static constexpr int min_chunk = 32;  // shortest chunk worth a partial result
+  static constexpr int block = 512;
+  static constexpr int unroll = 8;  // scalar loads in flight per thread
+  /// 16-byte loads in flight per thread: 8 while the loaded values (as V
+  /// accumulators each) fit in 128 bytes of registers, fewer for wide accumulators.
+  template <class Acc, int V>
+  static constexpr int vec_unroll = std::clamp(128 / static_cast<int>(V * sizeof(Acc)), 2, 8);
+  /// Elements per vector load for a source of width VW (16 bytes of input): at
+  /// most 64 bytes of accumulators per thread, so that the block's shared
+  /// memory (BLOCK * V accumulators) stays at 32 KiB and registers are not spilled.
+  template <class Acc>
+  static constexpr int vec_width(int VW) {
+    int v = VW;
+    while (v > 1 && v * sizeof(Acc) > 64) v /= 2;
+    return v;
+  }
+  static constexpr int min_run = 16;  // fewest rows per thread worth another thread
+  static constexpr int min_vec_bx = 16;     // 16-byte loads: 256 bytes per warp row
+  static constexpr int min_scalar_bx = 32;  // scalar loads: a whole warp per row
+  /// Bytes in flight per SM (loads issued, not yet returned) that keep the memory
+  /// busy; a split adds a pass, so it is made only below this.
+  static constexpr int bytes_in_flight_per_sm = 64 * 1024;
 };
 
-/// Thread t of block x handles outputs (x * BLOCK + t) * V ... + V - 1 (K is a
-/// multiple of V), reduced elements [c * chunk_len, ...) of chunk c = blockIdx.y.
+/// Block (x, c) of threads (bx, by) handles outputs [x * bx * V, (x + 1) * bx * V)
+/// (K is a multiple of V) and rows [c * chunk_len, ...) of chunk c; thread ty
+/// takes the ty-th run of ceil(rows / by) of them. Every chunk has at least one
+/// row; threads without rows take no part in the combination, so no identity is
+/// needed.
 template <int BLOCK, int U, int V, class Src, class Op, class Store>
 __global__ void __launch_bounds__(BLOCK)
     reduce_columns_kernel(Src src, Op op, Store store, index_t K, index_t R, index_t chunk_len) {
   using Acc = typename Src::acc_type;
-  const index_t o = (static_cast<index_t>(blockIdx.x) * BLOCK + threadIdx.x) * V;
-  if (o >= K) return;
+  __shared__ alignas(Acc) unsigned char raw[sizeof(Acc) * BLOCK * V];
+  Acc* sh = reinterpret_cast<Acc*>(raw);
+  const int bx = static_cast<int>(blockDim.x), by = static_cast<int>(blockDim.y);
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const index_t o = (static_cast<index_t>(blockIdx.x) * bx + tx) * V;
   const index_t c = blockIdx.y, r0 = c * chunk_len;
-  const index_t r1 = r0 + chunk_len < R ? r0 + chunk_len : R;
-  const auto b = src.base(o);
-  auto load = [&](index_t r, Acc* v) {
-    if constexpr (V == 1)
-      v[0] = src.at(b, r);
-    else
-      src.template at_vec<V>(b, r, 0, v);
-  };
-  Acc acc[V];
-  load(r0, acc);
-  index_t r = r0 + 1;
-  for (; r + U <= r1; r += U) {
-    Acc v[U][V];
+  const index_t n = (r0 + chunk_len < R ? r0 + chunk_len : R) - r0;
+  const index_t run = (n + by - 1) / by;
+  const int ny = static_cast<int>((n + run - 1) / run);  // threads that get rows
+  Acc* mine = sh + (ty * bx + tx) * V;
+  if (o < K && ty < ny) {
+    const index_t a = r0 + ty * run, e = (a + run < r0 + n ? a + run : r0 + n);
+    const auto b = src.base(o);
+    auto load = [&](index_t r, Acc* v) {
+      if constexpr (V == 1)
+        v[0] = src.at(b, r);
+      else
+        src.template at_vec<V>(b, r, 0, v);
+    };
+    Acc acc[V];
+    load(a, acc);
+    index_t r = a + 1;
+    for (; r + U <= e; r += U) {
+      Acc v[U][V];
 #pragma unroll
-    for (int u = 0; u < U; ++u) load(r + u, v[u]);
+      for (int u = 0; u < U; ++u) load(r + u, v[u]);
 #pragma unroll
-    for (int u = 0; u < U; ++u)
+      for (int u = 0; u < U; ++u)
 #pragma unroll
-      for (int j = 0; j < V; ++j) acc[j] = op(acc[j], v[u][j]);
+        for (int j = 0; j < V; ++j) acc[j] = op(acc[j], v[u][j]);
+    }
+    for (; r < e; ++r) {
+      Acc v[V];
+      load(r, v);
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc[j] = op(acc[j], v[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) mine[j] = acc[j];
   }
-  for (; r < r1; ++r) {
-    Acc v[V];
-    load(r, v);
+  // Pairwise in run order: run ty absorbs run ty + step.
+  for (int step = 1; step < ny; step *= 2) {
+    __syncthreads();
+    if (o < K && ty % (2 * step) == 0 && ty + step < ny) {
+      const Acc* other = mine + step * bx * V;
 #pragma unroll
-    for (int j = 0; j < V; ++j) acc[j] = op(acc[j], v[j]);
+      for (int j = 0; j < V; ++j) mine[j] = op(mine[j], other[j]);
+    }
   }
+  if (o < K && ty == 0)  // (its own last write: no barrier needed)
 #pragma unroll
-  for (int j = 0; j < V; ++j) store(c * K + o + j, o + j, acc[j]);
+    for (int j = 0; j < V; ++j) store(c * K + o + j, o + j, mine[j]);
 }
 
 }  // namespace ufunc::detail
