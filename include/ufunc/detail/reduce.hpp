@@ -278,10 +278,11 @@ struct reduce_backend<target::cuda> {
 
   /// Many outputs: a kernel by layout: adjacent reduced elements take a block per
   /// output (long rows) or a warp per output (rows up to warps max_row), adjacent
-  /// outputs a thread per output (columns; also very short rows, whose threads
-  /// then read neighbouring runs). When the outputs alone cannot fill the GPU the
-  /// reduced range is split, partial results go to a temporary and a second pass
-  /// (columns over the partials) finishes them.
+  /// outputs the column kernel (threads holding neighbouring outputs, a block's
+  /// threads splitting the rows into runs; also very short rows, whose threads then
+  /// read neighbouring runs). When that cannot fill the GPU the reduced range is
+  /// split, partial results go to a temporary and a second pass (columns over the
+  /// partials) finishes them.
   template <class Src, class Acc, class Op, class Tail, class Res>
   static void run_split(const Src& src, index_t K, index_t R, bool rows_like, const acc_op<Acc, Op>& op,
                         const Tail& tail, Res* out, stream_ref s) {
