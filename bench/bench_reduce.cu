@@ -9,8 +9,9 @@
 //      peak memory bandwidth (memory clock x bus width x 2), timed over batches
 //      of back-to-back calls like 1 (one call between two events is reported too);
 //      CUB's whole-matrix sum of the same bytes is reported beside them.
-// Also reported: dot (two inputs), argmax, mean at 2^27; a (2^20, 64) column
-// reduction; accumulate (scan) of 2^27 float32.
+// Also reported: dot (two inputs), argmax, mean at 2^27; a (2^20, 64) matrix
+// along both axes; short rows (16 to 1000 floats) along axis 1; accumulate
+// (scan) of 2^27 float32.
 #include <ufunc/ufunc.hpp>
 
 #include <cub/device/device_reduce.cuh>
@@ -219,6 +220,24 @@ int main() {
       for (int i = 0; i < batch; ++i) ufunc::sum(T, ufunc::axis(1), ufunc::out(r20));
     }) / batch;
     report("sum (2^20, 64) f32 axis 1: bandwidth / peak", double(1 << 20) * 65 * 4 / ms1 / 1e-3 / peak, "ratio");
+    // Short rows of 2^26 floats in all (lane groups: 4 lanes up to 64 slots of 4
+    // floats, a warp beyond), each row's sum checked against a double sum.
+    for (ufunc::index_t len : {16, 36, 128, 256, 1000}) {
+      const ufunc::index_t rows_n = (ufunc::index_t(1) << 26) / len;
+      auto S = ufunc::to_device(std::vector<float>(h.begin(), h.begin() + rows_n * len), {rows_n, len});
+      auto rs = ufunc::empty<float>({rows_n});
+      const double ms_s = time_device_ms([&] {
+        for (int i = 0; i < batch; ++i) ufunc::sum(S, ufunc::axis(1), ufunc::out(rs));
+      }) / batch;
+      report("sum (" + std::to_string(rows_n) + ", " + std::to_string(len) + ") f32 axis 1: bandwidth / peak",
+             double(rows_n) * (len + 1) * 4 / ms_s / 1e-3 / peak, "ratio");
+      const auto got = rs.to_host();
+      for (ufunc::index_t k : {ufunc::index_t(0), rows_n / 3, rows_n - 1}) {
+        double sd = 0, sa = 0;
+        for (ufunc::index_t i = 0; i < len; ++i) sd += h[k * len + i], sa += std::fabs(h[k * len + i]);
+        correct &= check("short-row sum element", got[k], sd, 16 * std::ldexp(1.0, -24) * sa);
+      }
+    }
   }
 
   UFUNC_CUDA_CHECK(cudaFree(d_temp));

@@ -53,7 +53,10 @@ TEST_CASE("reduce: the 2-D cases the kernels specialise: rows, columns, short an
   const std::vector<std::vector<index_t>> cases = {{1, 1},     {1, 5000},   {5000, 1},  {7, 3},      {3, 100000},
                                                    {100000, 3}, {64, 2048}, {2048, 64}, {2, 1 << 20}, {1 << 20, 2},
                                                    {513, 257},  {17, 70001}, {33, 4},     {4097, 8},
-                                                   {1 << 20, 4}, {300, 12},  {8192, 1024}, {100, 4096}};
+                                                   {1 << 20, 4}, {300, 12},  {8192, 1024}, {100, 4096},
+                                                   // short rows (lane groups): aligned, ragged, split
+                                                   {1000, 64},  {777, 36},   {500, 33},   {5, 256},
+                                                   {3, 250},    {40, 61},    {2, 1024},   {9, 1000}};
   for (const auto& dims : cases) {
     const auto seed = test::fresh_seed();
     INFO("dims " << test::dims_str(dims) << " seed " << seed);
@@ -272,6 +275,46 @@ TEST_CASE("reduce: padded rows (a sliced view) with ragged lengths, float and do
         bad += am[o] != std::max_element(gd[o].begin(), gd[o].end()) - gd[o].begin();
       }
       INFO("axis " << a);
+      CHECK(bad == 0);
+    }
+  }
+}
+
+TEST_CASE("reduce: short rows (lane groups per row) of double and int, aligned and shifted by one element") {
+  // Rows up to about a thousand elements take groups of lanes; a view starting
+  // one element in has no aligned row starts, so the kernel reads element by
+  // element. Sums of double against a double reference, of int exactly.
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<index_t> dims{301, 130};
+  const auto hd = test::random_vector<double>(301 * 130, seed);
+  std::vector<int> hi(hd.size());
+  for (std::size_t i = 0; i < hd.size(); ++i) hi[i] = static_cast<int>(hd[i] * 1000);
+  const auto xd = ufunc::to_device(hd, shape(dims));
+  const auto xi = ufunc::to_device(hi, shape(dims));
+  for (index_t shift : {0, 1}) {
+    for (index_t cols : {index_t(128), index_t(64), index_t(20), index_t(9)}) {
+      INFO("shift " << shift << " cols " << cols);
+      const ref_operand lay{{301, cols}, {130, 1}, shift};
+      const auto gd = groups(hd, lay, {301, cols}, {false, true});
+      const auto gi = groups(hi, lay, {301, cols}, {false, true});
+      const auto sd = ufunc::sum(xd.view().sliced(1, shift, shift + cols), ufunc::axis(1)).to_host();
+      const auto am = ufunc::argmin(xd.view().sliced(1, shift, shift + cols), ufunc::axis(1)).to_host();
+      const auto si = ufunc::sum(xi.view().sliced(1, shift, shift + cols), ufunc::axis(1)).to_host();
+      const auto mi = ufunc::reduce([] UFUNC_HD(int a, int b) { return a < b ? b : a; })(
+                          xi.view().sliced(1, shift, shift + cols), ufunc::axis(1))
+                          .to_host();
+      std::size_t bad = 0;
+      for (std::size_t o = 0; o < gd.size(); ++o) {
+        double s = 0, sa = 0;
+        for (double v : gd[o]) s += v, sa += std::fabs(v);
+        bad += !(std::fabs(sd[o] - s) <= 64 * std::ldexp(1.0, -53) * sa);
+        bad += am[o] != std::min_element(gd[o].begin(), gd[o].end()) - gd[o].begin();
+        long long si_ref = 0;
+        for (int v : gi[o]) si_ref += v;
+        bad += si[o] != si_ref;
+        bad += mi[o] != *std::max_element(gi[o].begin(), gi[o].end());
+      }
       CHECK(bad == 0);
     }
   }

@@ -8,6 +8,7 @@
 #include <array>
 #include <climits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../error.hpp"
@@ -277,7 +278,8 @@ struct reduce_backend<target::cuda> {
   };
 
   /// Many outputs: a kernel by layout: adjacent reduced elements take a block per
-  /// output (long rows) or a warp per output (rows up to warps max_row), adjacent
+  /// output (long rows) or a group of lanes per output (a warp, or 4 or 2 lanes
+  /// for short rows; rows up to warps max_row), adjacent
   /// outputs the column kernel (threads holding neighbouring outputs, a block's
   /// threads splitting the rows into runs; also very short rows, whose threads then
   /// read neighbouring runs). When that cannot fill the GPU the reduced range is
@@ -293,16 +295,19 @@ struct reduce_backend<target::cuda> {
     // shared memory): narrower loads where V * sizeof(Acc) would pass 64 bytes.
     constexpr int VW = Src::vec_width;
     constexpr int CVW = columns_reduce_tuning::vec_width<Acc>(VW);
-    const bool vec = (kind == block_rows && VW > 1 && src.vec_rows_ok(VW)) ||
+    const bool vec = (kind != columns && VW > 1 && src.vec_rows_ok(VW)) ||
                      (kind == columns && CVW > 1 && src.vec_columns_ok(CVW));
     const index_t V = vec ? (kind == columns ? CVW : VW) : 1;
     const index_t sms = sm_count();
     index_t nchunks = 1;
     int cbx = 0, cby = 0;  // the column kernel's block
+    int group = 32;        // the short-row kernel's lanes per output
     if (kind == warp_rows) {
       using tu = warps_reduce_tuning;
-      const index_t want = sms * 64;  // resident warps
-      if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, R / (32 * tu::unroll)));
+      const index_t slots = (R + V - 1) / V;
+      group = tu::group_for(slots);
+      const index_t want = sms * 64 * (32 / group);  // resident groups
+      if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, slots / (group * tu::unroll)));
     } else if (kind == block_rows) {
       using tu = rows_reduce_tuning;
       const index_t want = sms * 16;  // blocks that keep every SM busy
@@ -326,14 +331,22 @@ struct reduce_backend<target::cuda> {
         nchunks = std::clamp<index_t>(std::min(want / threads, R / (index_t(cby) * tu::min_run)), 1, 65535);
     }
     index_t chunk_len = (R + nchunks - 1) / nchunks;
-    if (kind == block_rows) chunk_len = (chunk_len + V - 1) / V * V;  // chunks start V-aligned
+    if (kind != columns) chunk_len = (chunk_len + V - 1) / V * V;  // chunks start V-aligned
     nchunks = (R + chunk_len - 1) / chunk_len;
     auto launch = [&](const auto& store) {
       if (kind == warp_rows) {
         using tu = warps_reduce_tuning;
-        const index_t items = K * nchunks, per_block = tu::block / 32;
+        const index_t items = K * nchunks, per_block = tu::block / group;
         const auto grid = static_cast<unsigned>(std::min<index_t>((items + per_block - 1) / per_block, INT_MAX));
-        reduce_warps_kernel<tu::block, tu::unroll><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
+        if constexpr (VW > 1)
+          if (vec) {
+            reduce_warps_kernel<tu::block, tu::unroll, VW>
+                <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items, group);
+            UFUNC_CHECK_LAUNCH("reduce_warps_kernel", s.get());
+            return;
+          }
+        reduce_warps_kernel<tu::block, tu::unroll, 1>
+            <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items, group);
         UFUNC_CHECK_LAUNCH("reduce_warps_kernel", s.get());
       } else if (kind == block_rows) {
         using tu = rows_reduce_tuning;
