@@ -4,9 +4,11 @@
 // untouched (checked with a sentinel) and leave the library usable.
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <new>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -205,6 +207,96 @@ TEST_CASE("errors: interleaved views of one buffer that share no element are not
   std::vector<int> want = h;
   for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) want[2 * i] = -h[2 * i + 1];
   CHECK(m.to_host() == want);
+}
+
+TEST_CASE("errors: column blocks of one matrix share no element; shifted blocks do") {
+  // Strides (4, 1) have gcd 1, so only the exact check tells m[:, 0:2] from
+  // m[:, 2:4]; m[:, 1:3] really overlaps m[:, 0:2].
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  auto neg = ufunc::vectorize([] UFUNC_HD (int x) { return -x; }, "neg");
+  const index_t n = 300;
+  const auto h = test::random_vector<int>(static_cast<std::size_t>(4 * n), seed, -1000, 1000);
+  auto m = ufunc::to_device(h, shape{n, 4});
+  const auto mv = m.view();
+  CHECK_NOTHROW(neg(mv.sliced(1, 2, 4), ufunc::out(mv.sliced(1, 0, 2))));
+  std::vector<int> want = h;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
+    want[4 * i] = -h[4 * i + 2], want[4 * i + 1] = -h[4 * i + 3];
+  CHECK(m.to_host() == want);
+  CHECK_THROWS_AS(neg(mv.sliced(1, 0, 2), ufunc::out(mv.sliced(1, 1, 3))), ufunc::shape_error);
+  // Even rows against odd rows of the same column block: disjoint.
+  CHECK_NOTHROW(neg(mv.sliced(0, 1, n, 2).sliced(1, 0, 2), ufunc::out(mv.sliced(0, 0, n, 2).sliced(1, 0, 2))));
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n); i += 2)
+    want[4 * i] = -want[4 * i + 4], want[4 * i + 1] = -want[4 * i + 5];
+  CHECK(m.to_host() == want);
+}
+
+TEST_CASE("overlap check: exact against brute force on random views of one buffer") {
+  // Random strided views (negative and zero strides, element sizes 1-8, also
+  // mixed) of a 4 KiB buffer; the byte sets they touch decide the answer.
+  std::mt19937_64 rng(test::fresh_seed());
+  alignas(16) static unsigned char buf[4096];
+  auto view = [&](std::size_t es) {
+    ufunc::detail::operand_layout v;
+    v.is_array = true;
+    v.elem_size = es;
+    const int rank = 1 + static_cast<int>(rng() % 3);
+    std::vector<index_t> dims;
+    index_t lo = 0, hi = 0;
+    for (int d = 0; d < rank; ++d) {
+      dims.push_back(1 + static_cast<index_t>(rng() % 5));
+      const index_t st = static_cast<index_t>(rng() % 25) - 12;
+      v.strides[static_cast<std::size_t>(d)] = st;
+      (st < 0 ? lo : hi) += st * (dims.back() - 1);
+    }
+    v.shp = shape(dims);
+    const index_t cap = static_cast<index_t>(sizeof(buf) / es);
+    const index_t base = -lo + static_cast<index_t>(rng() % static_cast<std::uint64_t>(std::min<index_t>(cap - (hi - lo), 64)));
+    v.data = buf + base * static_cast<index_t>(es);
+    return v;
+  };
+  auto bytes = [&](const ufunc::detail::operand_layout& v) {
+    std::vector<bool> hit(sizeof(buf));
+    for (index_t i = 0, n = v.shp.count(); i < n; ++i) {
+      index_t off = 0, rest = i;
+      for (int d = v.shp.size() - 1; d >= 0; --d)
+        off += (rest % v.shp[d]) * v.strides[static_cast<std::size_t>(d)], rest /= v.shp[d];
+      const auto p = static_cast<const unsigned char*>(v.data) + off * static_cast<index_t>(v.elem_size);
+      for (std::size_t k = 0; k < v.elem_size; ++k) hit[static_cast<std::size_t>(p - buf) + k] = true;
+    }
+    return hit;
+  };
+  const std::size_t sizes[] = {1, 2, 4, 8};
+  int overlapping = 0;
+  for (int iter = 0; iter < 4000; ++iter) {
+    const auto a = view(sizes[rng() % 4]), b = view(sizes[rng() % 4]);
+    const auto ha = bytes(a), hb = bytes(b);
+    bool share = false;
+    for (std::size_t k = 0; k < sizeof(buf); ++k) share |= ha[k] && hb[k];
+    overlapping += share;
+    INFO("iter " << iter << " a " << a.shp.str() << " es " << a.elem_size << " b " << b.shp.str() << " es "
+                 << b.elem_size);
+    REQUIRE(ufunc::detail::may_overlap(a, b) == share);
+    REQUIRE(ufunc::detail::may_overlap(b, a) == share);
+  }
+  // Both answers occurred often enough for the comparison to mean something.
+  CHECK(overlapping > 400);
+  CHECK(overlapping < 3600);
+
+  // Column blocks of a tall matrix (no memory behind the pointers: the check only
+  // does arithmetic) are told apart within a few dozen steps, not one per row.
+  ufunc::detail::operand_layout left, right;
+  left.is_array = right.is_array = true;
+  left.elem_size = right.elem_size = 4;
+  left.shp = right.shp = shape{index_t(1) << 30, 2};
+  left.strides[0] = right.strides[0] = 4;
+  left.strides[1] = right.strides[1] = 1;
+  left.data = buf;
+  right.data = buf + 8;
+  CHECK_FALSE(ufunc::detail::may_overlap(left, right, 64));
+  right.data = buf + 4;  // m[:, 1:3] against m[:, 0:2]
+  CHECK(ufunc::detail::may_overlap(left, right, 64));
 }
 
 TEST_CASE("errors: an out with internal overlap (zero or colliding strides)") {

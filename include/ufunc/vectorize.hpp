@@ -180,7 +180,9 @@ auto stage(const A& a, stream_ref s) {
 /// Names the output(s) of a ufunc call: `f(x, y, ufunc::out(z))`, or
 /// `ufunc::out(a, b)` for a function with two outputs. Takes non-const arrays or
 /// views; the result is written there instead of a new array. An output may be
-/// exactly one of the inputs (in-place) but may not partially overlap any input.
+/// exactly one of the inputs (in-place) but may not share any element with an
+/// input otherwise; views that interleave without sharing one (two column blocks
+/// of one matrix) are fine.
 template <class... A>
 auto out(A&&... a) {
   static_assert(sizeof...(A) >= 1, "ufunc::out: give at least one array");

@@ -121,19 +121,6 @@ nd_plan<NOPS, Idx> make_plan(const merged_layout<NOPS>& m) {
   return p;
 }
 
-/// The byte range [lo, hi) an array operand can touch; empty for no elements.
-inline std::pair<std::uintptr_t, std::uintptr_t> byte_extent(const operand_layout& op) {
-  if (!op.is_array || op.shp.count() == 0) return {0, 0};
-  std::intptr_t lo = 0, hi = 0;
-  for (int d = 0; d < op.shp.size(); ++d) {
-    const std::intptr_t span = static_cast<std::intptr_t>(op.strides[static_cast<std::size_t>(d)] * (op.shp[d] - 1));
-    (span < 0 ? lo : hi) += span;
-  }
-  const auto base = reinterpret_cast<std::uintptr_t>(op.data);
-  const auto es = static_cast<std::intptr_t>(op.elem_size);
-  return {base + static_cast<std::uintptr_t>(lo * es), base + static_cast<std::uintptr_t>((hi + 1) * es)};
-}
-
 /// True when two array operands describe exactly the same elements in the same order.
 inline bool same_elements(const operand_layout& a, const operand_layout& b) {
   if (a.data != b.data || a.elem_size != b.elem_size || a.shp != b.shp) return false;
@@ -164,31 +151,75 @@ inline bool no_internal_overlap(const operand_layout& op) {
   return true;
 }
 
-/// True when two views of one element size provably touch no common element
-/// even though their address ranges intersect: every element offset is base +
-/// a combination of the strides, so if the base difference is not a multiple of
-/// the strides' gcd they never meet (interleaved columns, even/odd elements).
-inline bool disjoint_lattices(const operand_layout& a, const operand_layout& b) {
-  if (a.elem_size != b.elem_size) return false;
-  const auto es = static_cast<std::intptr_t>(a.elem_size);
-  const std::intptr_t diff = reinterpret_cast<std::intptr_t>(b.data) - reinterpret_cast<std::intptr_t>(a.data);
-  if (diff % es != 0) return false;
-  index_t g = 0;
-  auto add = [&g](const operand_layout& v) {
-    for (int d = 0; d < v.shp.size(); ++d)
-      if (v.shp[d] > 1) {
-        index_t s = v.strides[static_cast<std::size_t>(d)];
-        s = s < 0 ? -s : s;
-        while (s) {  // g = gcd(g, s)
-          const index_t t = g % s;
-          g = s;
-          s = t;
-        }
-      }
+/// Whether two array operands can touch a common byte: NumPy's
+/// solve_may_share_memory, as a bounded search. An element of `a` starts at
+/// a.data + sum(i_d * s_d * es_a), one of `b` likewise; they share a byte when
+/// the difference of two such offsets plus a byte within the elements is zero:
+///   sum_d (s_d es_a) i_d - sum_e (t_e es_b) j_e + p = b.data - a.data,
+///   0 <= i_d < n_d, 0 <= j_e < m_e, -(es_b - 1) <= p <= es_a - 1.
+/// Terms of equal coefficient merge, then are taken largest coefficient first;
+/// each may take only the values that leave a remainder the smaller terms can
+/// still reach (their range and gcd), so views of one array with the same
+/// strides settle in a step per dim. Past `max_work`
+/// steps the answer is "may overlap", which callers treat as overlap.
+inline bool may_overlap(const operand_layout& a, const operand_layout& b, long max_work = 1L << 16) {
+  if (!a.is_array || !b.is_array || a.shp.count() == 0 || b.shp.count() == 0) return false;
+  struct term {
+    std::intptr_t c, lo, hi;  // coefficient > 0, value range
   };
-  add(a);
-  add(b);
-  return g > 1 && (diff / es) % g != 0;
+  term t[2 * max_rank + 1];
+  int nt = 0;
+  auto add = [&](std::intptr_t c, std::intptr_t lo, std::intptr_t hi) {
+    if (c < 0) c = -c, lo = -lo, hi = -hi, std::swap(lo, hi);
+    if (c != 0 && lo != hi) t[nt++] = {c, lo, hi};
+  };
+  const auto esa = static_cast<std::intptr_t>(a.elem_size), esb = static_cast<std::intptr_t>(b.elem_size);
+  for (int d = 0; d < a.shp.size(); ++d)
+    add(static_cast<std::intptr_t>(a.strides[static_cast<std::size_t>(d)]) * esa, 0, a.shp[d] - 1);
+  for (int d = 0; d < b.shp.size(); ++d)
+    add(-static_cast<std::intptr_t>(b.strides[static_cast<std::size_t>(d)]) * esb, 0, b.shp[d] - 1);
+  add(1, -(esb - 1), esa - 1);
+  for (int i = 1; i < nt; ++i)  // largest coefficient first; at most 17 terms
+    for (int k = i; k > 0 && t[k].c > t[k - 1].c; --k) std::swap(t[k], t[k - 1]);
+  // Terms of one coefficient merge (c x + c y = c (x + y)): two views of one
+  // array then have a term per distinct stride, and each step admits one value.
+  int m = 0;
+  for (int i = 0; i < nt; ++i)
+    if (m > 0 && t[m - 1].c == t[i].c)
+      t[m - 1].lo += t[i].lo, t[m - 1].hi += t[i].hi;
+    else
+      t[m++] = t[i];
+  nt = m;
+  // What terms k.. can sum to: [lo[k], hi[k]], in steps of g[k].
+  std::intptr_t lo[2 * max_rank + 2], hi[2 * max_rank + 2], g[2 * max_rank + 2];
+  lo[nt] = hi[nt] = g[nt] = 0;
+  for (int k = nt - 1; k >= 0; --k) {
+    lo[k] = lo[k + 1] + t[k].c * t[k].lo;
+    hi[k] = hi[k + 1] + t[k].c * t[k].hi;
+    std::intptr_t x = g[k + 1], y = t[k].c;
+    while (y) x %= y, std::swap(x, y);
+    g[k] = x;
+  }
+  const std::intptr_t target =
+      static_cast<std::intptr_t>(reinterpret_cast<std::uintptr_t>(b.data) - reinterpret_cast<std::uintptr_t>(a.data));
+  long work = 0;
+  auto floor_div = [](std::intptr_t x, std::intptr_t y) { return x / y - ((x % y != 0) && ((x < 0) != (y < 0))); };
+  auto ceil_div = [&](std::intptr_t x, std::intptr_t y) { return -floor_div(-x, y); };
+  // Returns 1 (a solution), 0 (none), -1 (out of work).
+  auto solve = [&](auto&& self, int k, std::intptr_t rem) -> int {
+    if (++work > max_work) return -1;
+    if (rem < lo[k] || rem > hi[k] || (g[k] ? rem % g[k] != 0 : rem != 0)) return 0;
+    if (k == nt) return 1;
+    // x with rem - c x within what terms k+1.. reach.
+    const std::intptr_t x0 = std::max(t[k].lo, ceil_div(rem - hi[k + 1], t[k].c));
+    const std::intptr_t x1 = std::min(t[k].hi, floor_div(rem - lo[k + 1], t[k].c));
+    for (std::intptr_t x = x0; x <= x1; ++x) {
+      const int r = self(self, k + 1, rem - t[k].c * x);
+      if (r != 0) return r;
+    }
+    return 0;
+  };
+  return solve(solve, 0, target) != 0;
 }
 
 /// Validates outputs against each other and the inputs: an output may be exactly
@@ -201,12 +232,7 @@ void check_overlap(const char* opname, const Outs& outs, const Ins& ins) {
     if (!no_internal_overlap(o))
       throw shape_error(std::string(opname) + ": output " + std::to_string(j) + " of shape " + o.shp.str() +
                         " has overlapping elements (zero or colliding strides)");
-    const auto eo = byte_extent(o);
-    auto overlaps = [&](const operand_layout& x) {
-      const auto ex = byte_extent(x);
-      if (!(ex.first < ex.second && eo.first < eo.second && ex.first < eo.second && eo.first < ex.second)) return false;
-      return !disjoint_lattices(o, x);
-    };
+    auto overlaps = [&](const operand_layout& x) { return may_overlap(o, x); };
     for (std::size_t i = 0; i < ins.size(); ++i)
       if (ins[i].is_array && overlaps(ins[i]) && !same_elements(o, ins[i]))
         throw shape_error(std::string(opname) + ": output " + std::to_string(j) + " of shape " + o.shp.str() +

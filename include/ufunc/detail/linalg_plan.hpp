@@ -288,14 +288,6 @@ inline operand_layout contiguous_layout(const void* data, std::size_t elem_size,
   return l;
 }
 
-/// True when the two views can touch a common element (address ranges meet and
-/// the stride lattices do not provably interleave).
-inline bool may_overlap(const operand_layout& a, const operand_layout& b) {
-  const auto ea = byte_extent(a), eb = byte_extent(b);
-  if (!(ea.first < ea.second && eb.first < eb.second && ea.first < eb.second && eb.first < ea.second)) return false;
-  return !disjoint_lattices(a, b);
-}
-
 // ---------------------------------------------------------------------------
 // Element storage for copies: kernels move bytes, so every element type of a
 // given size and alignment shares one instantiation.
