@@ -160,8 +160,9 @@ inline bool no_internal_overlap(const operand_layout& op) {
 /// Terms of equal coefficient merge, then are taken largest coefficient first;
 /// each may take only the values that leave a remainder the smaller terms can
 /// still reach (their range and gcd), so views of one array with the same
-/// strides settle in a step per dim. Past `max_work`
-/// steps the answer is "may overlap", which callers treat as overlap.
+/// strides admit at most two values per term (a few hundred steps at rank 8).
+/// Past `max_work` steps the answer is "may overlap", which callers treat as
+/// overlap.
 inline bool may_overlap(const operand_layout& a, const operand_layout& b, long max_work = 1L << 16) {
   if (!a.is_array || !b.is_array || a.shp.count() == 0 || b.shp.count() == 0) return false;
   struct term {
@@ -182,7 +183,7 @@ inline bool may_overlap(const operand_layout& a, const operand_layout& b, long m
   for (int i = 1; i < nt; ++i)  // largest coefficient first; at most 17 terms
     for (int k = i; k > 0 && t[k].c > t[k - 1].c; --k) std::swap(t[k], t[k - 1]);
   // Terms of one coefficient merge (c x + c y = c (x + y)): two views of one
-  // array then have a term per distinct stride, and each step admits one value.
+  // array then have a term per distinct stride, each admitting at most two values.
   int m = 0;
   for (int i = 0; i < nt; ++i)
     if (m > 0 && t[m - 1].c == t[i].c)
