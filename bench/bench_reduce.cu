@@ -220,8 +220,9 @@ int main() {
       for (int i = 0; i < batch; ++i) ufunc::sum(T, ufunc::axis(1), ufunc::out(r20));
     }) / batch;
     report("sum (2^20, 64) f32 axis 1: bandwidth / peak", double(1 << 20) * 65 * 4 / ms1 / 1e-3 / peak, "ratio");
-    // Short rows of 2^26 floats in all (lane groups: 4 lanes up to 64 slots of 4
-    // floats, a warp beyond), each row's sum checked against a double sum.
+    // Short rows of 2^26 floats in all (lane groups: 2 lanes up to 8 slots of 4
+    // floats, 4 up to 64, a warp beyond), a few rows' sums checked against double
+    // sums.
     for (ufunc::index_t len : {16, 36, 128, 256, 1000}) {
       const ufunc::index_t rows_n = (ufunc::index_t(1) << 26) / len;
       auto S = ufunc::to_device(std::vector<float>(h.begin(), h.begin() + rows_n * len), {rows_n, len});

@@ -12,7 +12,7 @@
 #include <cuda/std/type_traits>
 #include <cstring>
 
-#include "../reduce_source.hpp"
+#include "reduce_slots.cuh"
 
 namespace ufunc::detail {
 
@@ -64,40 +64,10 @@ __global__ void __launch_bounds__(BLOCK) reduce_warps_kernel(Src src, Op op, Sto
     const bool split = items != K;
     const index_t o = split ? it % K : it, r0 = split ? (it / K) * chunk_len : 0;
     const index_t r1 = it >= items ? r0 : r0 + chunk_len < R ? r0 + chunk_len : R;
-    const index_t n = r1 - r0, nslots = (n + V - 1) / V, nfull = n / V;
-    // Rounds of U slots per lane (every g-th slot), the full slots' loads issued
-    // together (predicated at the row's end), then folded in slot order; a last,
-    // partial slot is read element by element.
+    const index_t nslots = (r1 - r0 + V - 1) / V;
     Acc acc{};
     bool have = false;
-    auto add = [&](const Acc& x) {
-      acc = have ? op(acc, x) : x;
-      have = true;
-    };
-    if (nslots > 0) {
-      const auto b = src.base(o);
-      for (index_t q = lane; q < nslots; q += U * g) {
-        Acc v[U][V];
-#pragma unroll
-        for (int u = 0; u < U; ++u)
-          if (q + u * g < nfull) {
-            if constexpr (V == 1)
-              v[u][0] = src.at(b, r0 + q + u * g);
-            else
-              src.template at_vec<V>(b, r0 + (q + u * g) * V, 1, v[u]);
-          }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const index_t qu = q + u * g;
-          if (qu < nfull) {
-#pragma unroll
-            for (int j = 0; j < V; ++j) add(v[u][j]);
-          } else if (qu < nslots) {
-            for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at(b, e));
-          }
-        }
-      }
-    }
+    if (nslots > 0) fold_slots<U, V>(src, src.base(o), op, r0, r1, lane, g, acc, have);
     // Lanes 0 .. valid-1 of the group hold values; combine them in lane order.
     const index_t valid = nslots < g ? nslots : g;
     for (int d = 1; d < g; d *= 2) {

@@ -1,0 +1,45 @@
+// What the row kernels (reduce_rows, reduce_warps) share: one thread's part of
+// one output's reduced range, read in slots of V adjacent elements.
+#pragma once
+
+#include "../reduce_source.hpp"
+
+namespace ufunc::detail {
+
+/// Folds slots q0, q0 + step, ... of the range [r0, r1) (slot q is elements
+/// r0 + q V ..) into `acc`; `have` says whether acc holds a value yet. Rounds of
+/// U slots: the full slots' loads (one V-wide load each) are issued together,
+/// predicated at the range's end, then folded in slot order; a last, partial
+/// slot is read element by element. No identity is needed.
+template <int U, int V, class Src, class B, class Op, class Acc>
+__device__ __forceinline__ void fold_slots(const Src& src, const B& b, const Op& op, index_t r0, index_t r1,
+                                           index_t q0, index_t step, Acc& acc, bool& have) {
+  const index_t n = r1 - r0, nslots = (n + V - 1) / V, nfull = n / V;
+  auto add = [&](const Acc& x) {
+    acc = have ? op(acc, x) : x;
+    have = true;
+  };
+  for (index_t q = q0; q < nslots; q += U * step) {
+    Acc v[U][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (q + u * step < nfull) {
+        if constexpr (V == 1)
+          v[u][0] = src.at(b, r0 + q + u * step);
+        else
+          src.template at_vec<V>(b, r0 + (q + u * step) * V, 1, v[u]);
+      }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const index_t qu = q + u * step;
+      if (qu < nfull) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) add(v[u][j]);
+      } else if (qu < nslots) {
+        for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at(b, e));
+      }
+    }
+  }
+}
+
+}  // namespace ufunc::detail
