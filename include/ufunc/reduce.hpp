@@ -267,13 +267,17 @@ class reducer {
     const Fin fin = kt::make_fin(g.R);
 
     auto ins = std::apply([](const auto&... a) { return cuda::std::make_tuple(operand_of(a)...); }, in);
-    using Src = map_source<Acc, typename kt::lift, Map, decltype(ins), static_cast<int>(nin)>;
+    // One owning array: contiguous by type, so no engine needs its strided path.
+    constexpr bool dense = nin == 1 && (arg_traits<bare_t<A>>::is_dense && ...);
+    using Src = map_source<Acc, typename kt::lift, Map, decltype(ins), static_cast<int>(nin), dense>;
     const Src src{typename kt::lift{}, map_, ins, make_plan<static_cast<int>(nin), std::uint64_t>(g.kept),
                   make_plan<static_cast<int>(nin), std::uint64_t>(g.red)};
     using backend = reduce_backend<Target>;
 
     auto fill_value = [&] { return static_cast<Res>(fin(init)); };
-    auto compute_into = [&](array<Res, Target>& r) {
+    // Generic, so that a call returning a host scalar does not instantiate the
+    // many-output engines (their kernels are most of a call site's compile time).
+    auto compute_into = [&](auto& r) {
       if (g.K == 0) return;
       if (g.R == 0) {
         r = ufunc::full<Res, Target>(g.result, fill_value(), o.s);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -191,10 +192,12 @@ struct reduce_backend<target::cuda> {
   static void run(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
                   const Fin& fin, Res* out, stream_ref s) {
 #  if defined(__CUDACC__)
-    if (g.K == 1)
-      run_all<HasInit>(src, g, op, init, fin, out, s, nullptr);
-    else
-      run_split(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out, s);
+    if constexpr (Src::contiguous_candidate)
+      if (g.K == 1 && pointer_path(g)) {
+        run_all<HasInit>(src, g, op, init, fin, out, s, nullptr);
+        return;
+      }
+    run_split(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out, s);
 #  else
     (void)src, (void)g, (void)op, (void)init, (void)fin, (void)out, (void)s;
     static_assert(sizeof(Src) == 0,
@@ -203,16 +206,30 @@ struct reduce_backend<target::cuda> {
 #  endif
   }
 
-  /// The single reduction (K == 1) returned to the caller: the result and CUB's
-  /// temporaries live in the per-thread scratch block (no allocation), the value
-  /// comes back through pinned memory, and the stream is synchronised.
+  /// The single reduction (K == 1) returned to the caller: the result (and CUB's
+  /// temporaries) live in the per-thread scratch block, the value comes back
+  /// through pinned memory, and the stream is synchronised.
   template <class Res, bool HasInit, class Src, class Acc, class Op, class Fin, std::size_t NIN>
   static Res to_host(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
                      const Fin& fin, stream_ref s) {
 #  if defined(__CUDACC__)
     static_assert(sizeof(Res) <= result_slot);
     auto& scratch = reduce_scratch::get();
-    run_all<HasInit>(src, g, op, init, fin, static_cast<Res*>(nullptr), s, &scratch);
+    bool done = false;
+    if constexpr (Src::contiguous_candidate)
+      if (pointer_path(g)) {
+        run_all<HasInit>(src, g, op, init, fin, static_cast<Res*>(nullptr), s, &scratch);
+        done = true;
+      }
+    if constexpr (Src::dense) {
+      if (!done) throw std::logic_error("ufunc internal error: a dense whole-array reduction has a strided layout");
+    } else if (!done) {
+      // Strided, several inputs or an index-using map: the row kernels (one
+      // output, its range split over the GPU, then a pass over the partials).
+      Res* slot = static_cast<Res*>(scratch.device(result_slot, s));
+      run_split(src, 1, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, slot, s);
+      UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch.pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
+    }
     UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
     return *static_cast<const Res*>(scratch.pinned());
 #  else
@@ -234,13 +251,22 @@ struct reduce_backend<target::cuda> {
     return c;
   }
 
-  /// One output: CUB. A single contiguous input whose map needs no index reads
-  /// through a plain pointer (vectorised loads); anything else through indices.
+  /// A whole reduction whose single input is contiguous: CUB reads it through a
+  /// plain pointer.
+  template <std::size_t NIN>
+  static bool pointer_path(const reduce_geometry<NIN>& g) {
+    return g.red.ndim == 0 || (g.red.ndim == 1 && g.red.strides[0][0] == 1);
+  }
+
+  /// One output of a contiguous input (pointer_path): CUB, with vectorised loads.
+  /// Other whole reductions take the row kernels (run_split with K = 1), so each
+  /// call site instantiates CUB only for the pointer (its two offset widths).
   /// With `scratch`, the result goes to the start of the scratch block and is
   /// copied to its pinned slot (`out` is unused).
   template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
   static void run_all(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
                       const Fin& fin, Res* out, stream_ref s, reduce_scratch* scratch) {
+    static_assert(Src::contiguous_candidate);
     auto launch = [&](auto in, const auto& xform) {
       std::size_t bytes = 0;
       UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, g.R, op, init, fin, out, s.get())));
@@ -255,26 +281,24 @@ struct reduce_backend<target::cuda> {
         UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(t.get(), bytes, in, xform, g.R, op, init, fin, out, s.get())));
       }
     };
-    if constexpr (Src::contiguous_candidate) {
-      if (g.red.ndim == 0 || (g.red.ndim == 1 && g.red.strides[0][0] == 1)) {
-        launch(src.first_pointer(), map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift});
-        return;
-      }
-    }
-    launch(thrust::counting_iterator<index_t>(0), source_at<Src>{src, src.base(0)});
+    launch(src.first_pointer(), map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift});
   }
 
-  template <class Tail, class Res>
-  struct store_final {
+  /// Where a row/column kernel puts an output's accumulated value: finished into
+  /// `out`, or (the first pass of a split) as a partial at its item index. One
+  /// type for both, chosen at run time, so each kernel is instantiated once per
+  /// call site rather than once per store (a branch per output costs nothing).
+  template <class Tail, class Res, class Acc>
+  struct store_result {
     Tail tail;
     Res* out;
-    template <class A>
-    __device__ void operator()(index_t, index_t o, const A& a) const { out[o] = static_cast<Res>(tail(a)); }
-  };
-  template <class Acc>
-  struct store_partial {
-    Acc* p;
-    __device__ void operator()(index_t item, index_t, const Acc& a) const { p[item] = a; }
+    Acc* partial;  // non-null: store partials
+    __device__ void operator()(index_t item, index_t o, const Acc& a) const {
+      if (partial)
+        partial[item] = a;
+      else
+        out[o] = static_cast<Res>(tail(a));
+    }
   };
 
   /// Many outputs: a kernel by layout: adjacent reduced elements take a block per
@@ -289,7 +313,10 @@ struct reduce_backend<target::cuda> {
   static void run_split(const Src& src, index_t K, index_t R, bool rows_like, const acc_op<Acc, Op>& op,
                         const Tail& tail, Res* out, stream_ref s) {
     enum { block_rows, warp_rows, columns } kind = columns;
-    if (rows_like && R > 8) kind = R <= warps_reduce_tuning::max_row ? warp_rows : block_rows;
+    // The second pass over a split's partials (columns of K accumulators, a few
+    // MB at most) is one unsplit column pass: its other kernels are never
+    // instantiated, which halves a call site's kernels.
+    if (!Src::is_partial && rows_like && R > 8) kind = R <= warps_reduce_tuning::max_row ? warp_rows : block_rows;
     // 16-byte loads when the layout allows (one array input, aligned, contiguous).
     // The column kernel holds V accumulators per thread (and a block's worth in
     // shared memory): narrower loads where V * sizeof(Acc) would pass 64 bytes.
@@ -327,14 +354,20 @@ struct reduce_backend<target::cuda> {
       const index_t threads = (cols + cbx - 1) / cbx * cbx * cby;
       const index_t per_thread = vec ? 16 * CVW / VW * tu::vec_unroll<Acc, CVW> : 4 * tu::unroll;  // bytes
       const index_t want = sms * tu::bytes_in_flight_per_sm / per_thread;
-      if (threads < want)
+      if (threads < want && !Src::is_partial)
         nchunks = std::clamp<index_t>(std::min(want / threads, R / (index_t(cby) * tu::min_run)), 1, 65535);
     }
     index_t chunk_len = (R + nchunks - 1) / nchunks;
     if (kind != columns) chunk_len = (chunk_len + V - 1) / V * V;  // chunks start V-aligned
     nchunks = (R + chunk_len - 1) / chunk_len;
     auto launch = [&](const auto& store) {
-      if (kind == warp_rows) {
+      if constexpr (Src::is_partial) {
+        using tu = columns_reduce_tuning;
+        const dim3 grid(static_cast<unsigned>((K + cbx - 1) / cbx), 1);
+        const dim3 block(static_cast<unsigned>(cbx), static_cast<unsigned>(cby));
+        reduce_columns_kernel<tu::block, tu::unroll, 1><<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
+        UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
+      } else if (kind == warp_rows) {
         using tu = warps_reduce_tuning;
         const index_t items = K * nchunks, per_block = tu::block / group;
         const auto grid = static_cast<unsigned>(std::min<index_t>((items + per_block - 1) / per_block, INT_MAX));
@@ -376,14 +409,17 @@ struct reduce_backend<target::cuda> {
         UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
       }
     };
+    using store_t = store_result<Tail, Res, Acc>;
     if (nchunks == 1) {
-      launch(store_final<Tail, Res>{tail, out});
+      launch(store_t{tail, out, nullptr});
       return;
     }
-    device_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
-    Acc* p = static_cast<Acc*>(partials.get());
-    launch(store_partial<Acc>{p});
-    run_split(partial_source<Acc>{p, K}, K, nchunks, false, op, tail, out, s);
+    if constexpr (!Src::is_partial) {
+      device_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
+      Acc* p = static_cast<Acc*>(partials.get());
+      launch(store_t{tail, out, p});
+      run_split(partial_source<Acc>{p, K}, K, nchunks, false, op, tail, out, s);
+    }
   }
 #  endif
 };

@@ -135,8 +135,9 @@ UFUNC_HD vec_reg<T, V> load_vec(const T* p) {
 /// reduced offset `r`, lifted to the accumulator. `kept` and `red` are the kept
 /// and reduced dims, each merged, with every input's strides (0 where it
 /// broadcasts). Offsets are 64-bit; the hot loops step pointers rather than
-/// dividing (see `at`).
-template <class Acc, class Lift, class Map, class Ins, int NIN>
+/// dividing (see `at`). Dense: the single input is contiguous and row-major by
+/// its type (an owning array), so a whole reduction reads it through a pointer.
+template <class Acc, class Lift, class Map, class Ins, int NIN, bool Dense = false>
 struct map_source {
   using acc_type = Acc;
   using plan_type = nd_plan<NIN, std::uint64_t>;
@@ -152,6 +153,9 @@ struct map_source {
   /// contiguous, an engine may read it through a plain pointer.
   static constexpr bool contiguous_candidate =
       NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && !Lift::uses_index;
+  static constexpr bool dense = Dense && contiguous_candidate;
+  /// A buffer of partial results (second pass of a split reduction): no.
+  static constexpr bool is_partial = false;
   UFUNC_HD auto first_pointer() const { return cuda::std::get<0>(ins).p; }
 
   /// Elements per 16-byte access for a single array input (1: no vector path).
@@ -234,6 +238,7 @@ template <class Acc>
 struct partial_source {
   using acc_type = Acc;
   using base_t = index_t;
+  static constexpr bool contiguous_candidate = false, dense = false, is_partial = true;
   static constexpr int vec_width = 1;
   bool vec_rows_ok(int) const { return false; }
   bool vec_columns_ok(int) const { return false; }

@@ -1,12 +1,12 @@
-// Whole-array reduction (one output) through cub::DeviceReduce::TransformReduce:
-// CUB's tuned single-pass-per-tile kernels, with the map applied after its
-// (vectorised) loads, so a fused map costs no extra memory traffic. Two inputs:
-// a contiguous pointer with a unary map, or element indices evaluated through a
-// reduction source (several inputs, broadcasting, strides, argmin's index).
+// Whole-array reduction (one output) of one contiguous input through
+// cub::DeviceReduce::TransformReduce: CUB's tuned single-pass-per-tile kernels,
+// with the map applied after its (vectorised) loads, so a fused map costs no
+// extra memory traffic. Other whole reductions (several inputs, broadcasting,
+// strides, argmin's index) take the row kernels instead: one CUB instantiation
+// per offset width and call site, not two.
 #pragma once
 
 #include <cub/device/device_reduce.cuh>
-#include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 
 #include <climits>
@@ -23,14 +23,6 @@ struct map_lift {
   Lift lift;
   template <class T>
   __host__ __device__ auto operator()(const T& v) const { return lift(map(v), index_t(0)); }
-};
-
-/// Any source: element index -> accumulator.
-template <class Src>
-struct source_at {
-  Src src;
-  typename Src::base_t b;
-  __host__ __device__ typename Src::acc_type operator()(index_t r) const { return src.at(b, r); }
 };
 
 template <class F>
