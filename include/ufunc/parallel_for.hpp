@@ -143,7 +143,9 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
 /// (`ufunc::stream`, `stream_ref` or `cudaStream_t`), in either order. On the CUDA
 /// target the call is asynchronous: it returns once the kernel is enqueued on the
 /// stream. On the host target it returns when done; an exception thrown by `f`
-/// (e.g. a UFUNC_DEBUG bounds error) stops the remaining work and is rethrown here.
+/// (e.g. a UFUNC_DEBUG bounds error) stops the remaining work and is rethrown here:
+/// the one a serial row-major loop would meet first, whatever the thread count
+/// (other indices may have run meanwhile).
 ///
 /// Throws `shape_error` for a negative extent, an index space of rank 0 or above 3,
 /// or a function that does not take one index per dimension, and `value_error` for

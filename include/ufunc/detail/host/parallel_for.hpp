@@ -1,8 +1,9 @@
 // Host backend of parallel_for: the linearised index space cut into chunks that
 // OpenMP threads take (through Thrust's OMP system). Exceptions thrown by the body
-// (e.g. UFUNC_DEBUG bounds errors) cannot leave an OpenMP region; the first one
-// is kept, the remaining chunks are skipped, and it is rethrown on the caller's
-// thread.
+// (e.g. UFUNC_DEBUG bounds errors) cannot leave an OpenMP region: the one from the
+// lowest failing index is kept (what a serial loop would throw, whatever the
+// thread count or timing), chunks past it are skipped, and it is rethrown on the
+// caller's thread.
 #pragma once
 
 #include <thrust/for_each.h>
@@ -67,17 +68,21 @@ void parallel_for(const F& f, const index_t* dims, index_t n) {
   const index_t want = static_cast<index_t>(std::max(1, omp_get_max_threads())) * tune::chunks_per_thread;
   const index_t chunk = std::clamp<index_t>((n + want - 1) / want, 1, tune::max_chunk);
   const index_t nchunks = (n + chunk - 1) / chunk;
-  std::atomic<bool> failed{false};
+  // A chunk stops at its first throw, so the failing chunk of lowest index holds
+  // the serially first error; chunks below it must still run, those above need not.
+  std::atomic<index_t> failed_chunk{nchunks};
   std::exception_ptr error;
   std::mutex error_mutex;
   auto body = [&](index_t c) {
-    if (failed.load(std::memory_order_relaxed)) return;
+    if (c > failed_chunk.load(std::memory_order_relaxed)) return;
     try {
       run_range<R>(f, dims, c * chunk, std::min(n, (c + 1) * chunk));
     } catch (...) {
       const std::lock_guard<std::mutex> lock(error_mutex);
-      if (!error) error = std::current_exception();
-      failed.store(true, std::memory_order_relaxed);
+      if (c < failed_chunk.load(std::memory_order_relaxed)) {
+        error = std::current_exception();
+        failed_chunk.store(c, std::memory_order_relaxed);
+      }
     }
   };
   if (nchunks == 1)
