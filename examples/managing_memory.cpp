@@ -77,8 +77,9 @@ int main() {
   }
 
   std::printf("%d steps over %zu float32 values on the %s target\n", steps, n, ufunc::target::device::name);
-  std::printf("  (a) std::vector in and out of every call: %9.2f ms\n", ms_a);
-  std::printf("  (b) device-resident data and out buffer:  %9.2f ms  (%.1fx faster)\n", ms_b, ms_a / ms_b);
+  std::printf("  (a) std::vector in and out of every call:        %9.2f ms\n", ms_a);
+  std::printf("  (b) arrays resident on the %s target, out buffer: %9.2f ms  (%.1fx faster)\n",
+              ufunc::target::device::name, ms_b, ms_a / ms_b);
   std::printf("  max relative error %.3g (tolerance %.3g)\n", worst, rtol);
   if (bad != 0) {
     std::printf("managing_memory: FAILED (%zu mismatches)\n", bad);

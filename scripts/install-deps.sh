@@ -11,8 +11,15 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "== installing: ${need[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+  # apt's progress and debconf chatter go to a log, shown only if it fails
+  log=$(mktemp)
+  if ! { $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+           -o Dpkg::Use-Pty=0 "${need[@]}"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "install-deps: apt-get failed (above)" >&2
+    exit 1
+  fi
+  rm -f "$log"
 fi
 export PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null || { echo "install-deps: nvcc (CUDA Toolkit 13) not found; install the CUDA Toolkit" >&2; exit 1; }

@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include <ufunc/ufunc.hpp>
+#include <ufunc/device.hpp>
 
 int main(int argc, char** argv) {
   if (ufunc::cuda_backend && !ufunc::device_available()) {

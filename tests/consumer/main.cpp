@@ -1,5 +1,6 @@
-// Built against the installed package: proves find_package(ufunc) gives a
-// working target. Exits 77 (skipped) in a CUDA build on a machine with no GPU.
+// Built against ufunc as an outside project would (installed package, or source
+// tree by add_subdirectory): proves the target works. Exits 77 (skipped) in a CUDA
+// build on a machine with no GPU.
 #include <ufunc/ufunc.hpp>
 
 #include <cmath>
