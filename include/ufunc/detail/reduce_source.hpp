@@ -153,7 +153,12 @@ struct map_source {
   /// contiguous, an engine may read it through a plain pointer.
   static constexpr bool contiguous_candidate =
       NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && !Lift::uses_index;
-  static constexpr bool dense = Dense && contiguous_candidate;
+  /// One array input and a map that needs the index (argmin/argmax): when that
+  /// input is contiguous, CUB reduces it through element indices (measured
+  /// faster than the row kernels for these ops).
+  static constexpr bool indexed_candidate =
+      NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && Lift::uses_index;
+  static constexpr bool dense = Dense && (contiguous_candidate || indexed_candidate);
   /// A buffer of partial results (second pass of a split reduction): no.
   static constexpr bool is_partial = false;
   UFUNC_HD auto first_pointer() const { return cuda::std::get<0>(ins).p; }
@@ -238,7 +243,7 @@ template <class Acc>
 struct partial_source {
   using acc_type = Acc;
   using base_t = index_t;
-  static constexpr bool contiguous_candidate = false, dense = false, is_partial = true;
+  static constexpr bool contiguous_candidate = false, indexed_candidate = false, dense = false, is_partial = true;
   static constexpr int vec_width = 1;
   bool vec_rows_ok(int) const { return false; }
   bool vec_columns_ok(int) const { return false; }
