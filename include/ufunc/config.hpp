@@ -44,7 +44,7 @@ using index_t = std::int64_t;
 /// Execution and memory targets. A target names both where memory lives and where
 /// work runs; arrays, views and ufuncs are parameterised by one.
 namespace target {
-/// Host memory, work spread over all cores with OpenMP (Thrust's OMP system).
+/// Host memory, work spread over all cores with OpenMP.
 struct host {
   static constexpr const char* name = "host";
 };

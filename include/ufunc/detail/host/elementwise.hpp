@@ -1,15 +1,13 @@
 // Host backend of the elementwise engine: the same element evaluation as the CUDA
-// kernels, run over chunks of the result with OpenMP through Thrust's OMP system.
+// kernels, run over chunks of the result on the OpenMP threads.
 #pragma once
 
-#include <thrust/for_each.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/system/omp/execution_policy.h>
 
 #include <algorithm>
 
 #include "../layout.hpp"
 #include "../operand.hpp"
+#include "parallel.hpp"
 
 namespace ufunc::detail::host {
 
@@ -18,13 +16,8 @@ namespace ufunc::detail::host {
 inline constexpr index_t chunk = index_t(1) << 14;
 
 template <class Body>
-void parallel_chunks(index_t n, Body body) {
-  const index_t nchunks = (n + chunk - 1) / chunk;
-  if (nchunks == 1) {
-    body(index_t(0));
-    return;
-  }
-  thrust::for_each_n(thrust::omp::par, thrust::counting_iterator<index_t>(0), nchunks, body);
+void parallel_chunks(index_t n, const Body& body) {
+  parallel_n((n + chunk - 1) / chunk, body);
 }
 
 /// out_j[i] = f(ins[i]...)_j for contiguous operands.

@@ -1,14 +1,11 @@
 // Host backend of matmul: a cache-blocked product on all cores. The result is
-// split into (mc, nc) tiles, one OpenMP task each (Thrust's OMP system); within
+// split into (mc, nc) tiles, one OpenMP work item each (parallel.hpp); within
 // a tile, k advances in kc-deep panels so the panel of B (kc x nc) stays in L2,
 // and four rows of C are updated per pass over a B row so each B element
 // loaded feeds four multiply-adds. The innermost loop runs along contiguous
 // rows of B and C, which the compiler vectorises.
 #pragma once
 
-#include <thrust/for_each.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/system/omp/execution_policy.h>
 
 #include <algorithm>
 
@@ -23,16 +20,6 @@ struct matmul_tuning {
   static constexpr index_t kc = 256;  // k panel: kc x nc of B is 256-512 KiB (L2)
 };
 
-/// Runs body(t) for t in [0, n) on all cores.
-template <class Body>
-void parallel_tasks(index_t n, Body body) {
-  if (n <= 0) return;
-  if (n == 1) {
-    body(index_t(0));
-    return;
-  }
-  thrust::for_each_n(thrust::omp::par, thrust::counting_iterator<index_t>(0), n, body);
-}
 
 /// c[r][0..w) += sum over p in [0, kn) of a[r][p] * b[p][0..w) for R rows.
 template <int R, class T>
@@ -74,7 +61,7 @@ void run_matmul(const gemm_args<T>& p, stream_ref = {}) {
   using tun = matmul_tuning;
   if (p.m == 0 || p.n == 0 || p.batch.count == 0) return;
   const index_t tm = (p.m + tun::mc - 1) / tun::mc, tn = (p.n + tun::nc - 1) / tun::nc;
-  parallel_tasks(p.batch.count * tm * tn, [&p, tm, tn](index_t t) {
+  parallel_n(p.batch.count * tm * tn, [&p, tm, tn](index_t t) {
     const index_t z = t / (tm * tn), rest = t % (tm * tn);
     const index_t i0 = rest / tn * tun::mc, j0 = rest % tn * tun::nc;
     const index_t i1 = std::min(p.m, i0 + tun::mc), w = std::min(p.n, j0 + tun::nc) - j0;

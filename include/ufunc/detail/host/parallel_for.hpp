@@ -1,14 +1,11 @@
 // Host backend of parallel_for: the linearised index space cut into chunks that
-// OpenMP threads take (through Thrust's OMP system). Exceptions thrown by the body
+// OpenMP threads take (parallel.hpp). Exceptions thrown by the body
 // (e.g. UFUNC_DEBUG bounds errors) cannot leave an OpenMP region: the one from the
 // lowest failing index is kept (what a serial loop would throw, whatever the
 // thread count or timing), chunks past it are skipped, and it is rethrown on the
 // caller's thread.
 #pragma once
 
-#include <thrust/for_each.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/system/omp/execution_policy.h>
 
 #include <omp.h>
 
@@ -19,6 +16,7 @@
 #include <mutex>
 
 #include "../../config.hpp"
+#include "parallel.hpp"
 
 namespace ufunc::detail::host {
 
@@ -85,10 +83,7 @@ void parallel_for(const F& f, const index_t* dims, index_t n) {
       }
     }
   };
-  if (nchunks == 1)
-    body(0);
-  else
-    thrust::for_each_n(thrust::omp::par, thrust::counting_iterator<index_t>(0), nchunks, body);
+  parallel_n(nchunks, body);
   if (error) std::rethrow_exception(error);
 }
 

@@ -1,28 +1,17 @@
 // Host backend of the reduction engine: the same reduction sources as the CUDA
-// kernels, run with OpenMP through Thrust's OMP system. Floating-point sums use
+// kernels, run on the OpenMP threads. Floating-point sums use
 // pairwise (tree) order within each output, so rounding error grows like log N.
 #pragma once
 
-#include <thrust/for_each.h>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/system/omp/execution_policy.h>
 
 #include <algorithm>
 #include <memory>
 
 #include "../reduce_source.hpp"
 #include "elementwise.hpp"
+#include "parallel.hpp"
 
 namespace ufunc::detail::host {
-
-/// Runs body(i) for i in [0, n) across the OpenMP threads.
-template <class Body>
-void parallel_n(index_t n, Body body) {
-  if (n == 1)
-    body(index_t(0));
-  else if (n > 1)
-    thrust::for_each_n(thrust::omp::par, thrust::counting_iterator<index_t>(0), n, body);
-}
 
 /// Elements reduced serially at the leaves of the pairwise tree (as NumPy's
 /// pairwise sum); the tree above them has depth log2(n / leaf).
