@@ -1,6 +1,10 @@
 // Umbrella header: everything a user of ufunc needs. CMake target ufunc::ufunc.
 #pragma once
 
+// The functions users lift are math (expf, sqrtf, fabsf ...): <cmath> comes with
+// the umbrella header, as it did when Thrust's OMP headers brought it in.
+#include <cmath>
+
 #include "config.hpp"
 #include "error.hpp"
 #include "shape.hpp"

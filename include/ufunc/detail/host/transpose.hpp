@@ -5,7 +5,7 @@
 
 #include "../../stream.hpp"
 #include "../linalg_plan.hpp"
-#include "matmul.hpp"  // parallel_tasks
+#include "parallel.hpp"
 
 namespace ufunc::detail::host {
 
@@ -19,7 +19,7 @@ void run_copy(const copy_args& p, stream_ref = {}) {
   constexpr index_t TILE = transpose_tuning::tile;
   if (p.ni == 0 || p.nj == 0 || p.batch.count == 0) return;
   const index_t ti = (p.ni + TILE - 1) / TILE, tj = (p.nj + TILE - 1) / TILE;
-  parallel_tasks(p.batch.count * ti * tj, [&p, ti, tj](index_t t) {
+  parallel_n(p.batch.count * ti * tj, [&p, ti, tj](index_t t) {
     const index_t z = t / (ti * tj), rest = t % (ti * tj);
     const index_t i0 = rest / tj * TILE, j0 = rest % tj * TILE;
     const index_t i1 = std::min(p.ni, i0 + TILE), j1 = std::min(p.nj, j0 + TILE);
