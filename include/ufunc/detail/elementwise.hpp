@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "../stream.hpp"
+#include "cuda/launch.hpp"
 #include "host/elementwise.hpp"
 #include "layout.hpp"
 #include "operand.hpp"
@@ -18,9 +19,6 @@
 #endif
 
 namespace ufunc::detail {
-
-template <class...>
-inline constexpr bool dependent_false = false;
 
 constexpr bool is_pow2(std::size_t x) { return x && !(x & (x - 1)); }
 
@@ -96,17 +94,12 @@ struct elementwise_backend<target::cuda> {
     else
       launch_nd<E, std::uint64_t, R>(f, outs, ins, make_plan<NOPS, std::uint64_t>(m), n, out_flat, s);
 #  else
-    static_assert(dependent_false<F>,
-                  "ufunc: a CUDA-target ufunc call must be compiled by nvcc: put it in a .cu file or set the "
-                  "source's LANGUAGE to CUDA (or use ufunc::vectorize<ufunc::target::host>)");
+    cuda_launch::require_nvcc<F>();
 #  endif
   }
 
 #  if defined(__CUDACC__)
-  static unsigned grid_for(index_t work, index_t per_block) {
-    const index_t g = (work + per_block - 1) / per_block;
-    return static_cast<unsigned>(std::max<index_t>(1, std::min<index_t>(g, INT_MAX)));
-  }
+  static unsigned grid_for(index_t work, index_t per_block) { return cuda_launch::grid_for(work, per_block); }
 
   template <int V, class R, class F, class Outs, class Ins>
   static void launch_flat(const F& f, const Outs& outs, const Ins& ins, index_t n, stream_ref s) {

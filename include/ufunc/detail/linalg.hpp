@@ -16,6 +16,7 @@
 #include "../config.hpp"
 #include "../error.hpp"
 #include "../stream.hpp"
+#include "cuda/launch.hpp"
 #include "host/matmul.hpp"
 #include "host/transpose.hpp"
 #include "linalg_plan.hpp"
@@ -157,9 +158,7 @@ struct linalg_registry<target::cuda> {
 
 template <class Target>
 void require_launchable() {
-  static_assert(linalg_registry<Target>::can_launch,
-                "ufunc: a CUDA-target matmul/transpose must be compiled by nvcc: put the call in a .cu file or set "
-                "the source's LANGUAGE to CUDA (or use ufunc::target::host arrays)");
+  if constexpr (!linalg_registry<Target>::can_launch) cuda_launch::require_nvcc<Target>();
 }
 
 template <class Variants>

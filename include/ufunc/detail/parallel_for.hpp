@@ -12,6 +12,7 @@
 #include "../config.hpp"
 #include "../error.hpp"
 #include "../stream.hpp"
+#include "cuda/launch.hpp"
 #include "host/parallel_for.hpp"
 
 #if defined(UFUNC_BACKEND_CUDA) && defined(__CUDACC__)
@@ -19,9 +20,6 @@
 #endif
 
 namespace ufunc::detail {
-
-template <class...>
-inline constexpr bool pf_dependent_false = false;
 
 /// A launch configuration after validation (blocks > 0, threads in 1..1024).
 struct checked_launch {
@@ -71,9 +69,7 @@ struct parallel_for_backend<target::cuda> {
     UFUNC_CHECK_LAUNCH("parallel_for_kernel", s.get());
 #  else
     (void)f, (void)dims, (void)n, (void)cfg, (void)s;
-    static_assert(pf_dependent_false<F>,
-                  "ufunc::parallel_for on the CUDA target must be compiled by nvcc: put the call in a .cu file or set "
-                  "the source's LANGUAGE to CUDA (or use ufunc::parallel_for<ufunc::target::host>)");
+    cuda_launch::require_nvcc<F>();
 #  endif
   }
 

@@ -15,6 +15,7 @@
 #include "../error.hpp"
 #include "../shape.hpp"
 #include "../stream.hpp"
+#include "cuda/launch.hpp"
 #include "host/reduce.hpp"
 #include "layout.hpp"
 #include "memory.hpp"
@@ -200,9 +201,7 @@ struct reduce_backend<target::cuda> {
     run_split(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out, s);
 #  else
     (void)src, (void)g, (void)op, (void)init, (void)fin, (void)out, (void)s;
-    static_assert(sizeof(Src) == 0,
-                  "ufunc: a CUDA-target reduction must be compiled by nvcc: put it in a .cu file or set the "
-                  "source's LANGUAGE to CUDA (or use host arrays)");
+    cuda_launch::require_nvcc<Src>();
 #  endif
   }
 
@@ -234,23 +233,12 @@ struct reduce_backend<target::cuda> {
     return *static_cast<const Res*>(scratch.pinned());
 #  else
     (void)src, (void)g, (void)op, (void)init, (void)fin, (void)s;
-    static_assert(sizeof(Src) == 0,
-                  "ufunc: a CUDA-target reduction must be compiled by nvcc: put it in a .cu file or set the "
-                  "source's LANGUAGE to CUDA (or use host arrays)");
+    cuda_launch::require_nvcc<Src>();
     return Res{};
 #  endif
   }
 
 #  if defined(__CUDACC__)
-  static int sm_count() {
-    static int counts[64] = {};
-    int dev = 0;
-    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
-    int& c = counts[dev & 63];
-    if (!c) UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&c, cudaDevAttrMultiProcessorCount, dev));
-    return c;
-  }
-
   /// A whole reduction whose single input is contiguous: CUB reads it through a
   /// plain pointer.
   template <std::size_t NIN>
@@ -329,7 +317,7 @@ struct reduce_backend<target::cuda> {
     const bool vec = (kind != columns && VW > 1 && src.vec_rows_ok(VW)) ||
                      (kind == columns && CVW > 1 && src.vec_columns_ok(CVW));
     const index_t V = vec ? (kind == columns ? CVW : VW) : 1;
-    const index_t sms = sm_count();
+    const index_t sms = cuda_launch::sm_count();
     index_t nchunks = 1;
     int cbx = 0, cby = 0;  // the column kernel's block
     int group = 32;        // the short-row kernel's lanes per output

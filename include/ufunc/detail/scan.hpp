@@ -116,7 +116,7 @@ void scan_axis(const acc_op<Acc, Op>& op, const operand_layout& x, int axis, Acc
     device_temp t(bytes, s);
     UFUNC_CUDA_CHECK(flat ? go_flat(t.get(), bytes) : go(t.get(), bytes));
 #else
-    static_assert(sizeof(T) == 0, "ufunc: a CUDA-target accumulate must be compiled by nvcc");
+    cuda_launch::require_nvcc<T>();
 #endif
   }
 }

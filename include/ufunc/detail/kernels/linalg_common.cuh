@@ -7,6 +7,7 @@
 #include "../../config.hpp"
 #include "../../error.hpp"
 #include "../../stream.hpp"
+#include "../cuda/launch.hpp"
 
 namespace ufunc::detail {
 
@@ -30,15 +31,6 @@ struct alignas(sizeof(T) * N >= 16 ? 16 : sizeof(T) * N) packed {
   T v[N];
 };
 
-/// True when `p` is aligned to `bytes`.
-inline bool is_aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
-
-/// Multiprocessors of the current device (for sizing grids to the machine).
-inline int current_sm_count() {
-  int dev = 0, sms = 0;
-  UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
-  UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  return sms;
-}
+using cuda_launch::is_aligned;
 
 }  // namespace ufunc::detail

@@ -383,7 +383,7 @@ void launch_matmul_optimized_splits(const gemm_args<T>& p, int splits, stream_re
 
 template <class T>
 void launch_matmul_optimized(const gemm_args<T>& p, stream_ref s) {
-  launch_matmul_optimized_splits(p, matmul_optimized_splits(p, current_sm_count()), s);
+  launch_matmul_optimized_splits(p, matmul_optimized_splits(p, cuda_launch::sm_count()), s);
 }
 
 }  // namespace ufunc::detail

@@ -1,0 +1,67 @@
+// Launch utilities every CUDA launcher shares: device attributes read once per
+// device and cached (thread-safe), grid sizing, and the alignment test for
+// vector accesses. Host code for the CUDA backend (empty in host-backend builds).
+#pragma once
+
+#if defined(UFUNC_BACKEND_CUDA)
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <mutex>
+
+#include "../../config.hpp"
+#include "../../error.hpp"
+
+namespace ufunc::detail::cuda_launch {
+
+/// Attributes of one device that launchers size grids with.
+struct device_attributes {
+  int sm_count = 0;  ///< multiprocessors
+};
+
+/// The current device's attributes: read on first use per device, then cached.
+/// Safe to call from several host threads at once.
+inline const device_attributes& current_device() {
+  constexpr int max_devices = 64;
+  static std::array<device_attributes, max_devices> cache;
+  static std::array<std::once_flag, max_devices> once;
+  int dev = 0;
+  UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+  if (dev < 0 || dev >= max_devices) throw cuda_error("ufunc: device ordinal out of range", 0);
+  std::call_once(once[static_cast<std::size_t>(dev)], [dev] {
+    device_attributes a;
+    UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&a.sm_count, cudaDevAttrMultiProcessorCount, dev));
+    cache[static_cast<std::size_t>(dev)] = a;
+  });
+  return cache[static_cast<std::size_t>(dev)];
+}
+
+/// Multiprocessors of the current device.
+inline int sm_count() { return current_device().sm_count; }
+
+/// Blocks for `work` items at `per_block` items each: at least 1, at most the
+/// x-dimension limit (kernels loop over the rest).
+inline unsigned grid_for(index_t work, index_t per_block) {
+  const index_t g = (work + per_block - 1) / per_block;
+  return static_cast<unsigned>(std::max<index_t>(1, std::min<index_t>(g, INT_MAX)));
+}
+
+/// The one "must be compiled by nvcc" check: a CUDA-target call instantiated in a
+/// file the host compiler compiles stops here (T keeps it dependent, so merely
+/// including the headers in such a file is fine).
+template <class T>
+constexpr void require_nvcc() {
+  static_assert(sizeof(T) == 0,
+                "ufunc: a CUDA-target call (ufunc, reduction, accumulate, matmul, transpose or parallel_for) must be "
+                "compiled by nvcc: put it in a .cu file or set the source's LANGUAGE to CUDA (or use "
+                "ufunc::target::host arrays and functions)");
+}
+
+/// True when `p` is aligned to `bytes` (vector loads and stores need it).
+inline bool is_aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+}  // namespace ufunc::detail::cuda_launch
+
+#endif  // UFUNC_BACKEND_CUDA
