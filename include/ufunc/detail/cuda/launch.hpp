@@ -1,9 +1,8 @@
 // Launch utilities every CUDA launcher shares: device attributes read once per
 // device and cached (thread-safe), grid sizing, and the alignment test for
-// vector accesses. Host code for the CUDA backend (empty in host-backend builds).
+// vector accesses, and the one "must be compiled by nvcc" check. Host code; the
+// device queries exist in CUDA-backend builds only.
 #pragma once
-
-#if defined(UFUNC_BACKEND_CUDA)
 
 #include <algorithm>
 #include <array>
@@ -16,6 +15,7 @@
 
 namespace ufunc::detail::cuda_launch {
 
+#if defined(UFUNC_BACKEND_CUDA)
 /// Attributes of one device that launchers size grids with.
 struct device_attributes {
   int sm_count = 0;  ///< multiprocessors
@@ -40,6 +40,7 @@ inline const device_attributes& current_device() {
 
 /// Multiprocessors of the current device.
 inline int sm_count() { return current_device().sm_count; }
+#endif  // UFUNC_BACKEND_CUDA
 
 /// Blocks for `work` items at `per_block` items each: at least 1, at most the
 /// x-dimension limit (kernels loop over the rest).
@@ -63,5 +64,3 @@ constexpr void require_nvcc() {
 inline bool is_aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
 }  // namespace ufunc::detail::cuda_launch
-
-#endif  // UFUNC_BACKEND_CUDA
