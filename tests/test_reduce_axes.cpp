@@ -179,7 +179,6 @@ TEST_CASE("reduce: errors name the shapes and axes") {
   expect_throws_with([&] { ufunc::sum(x, ufunc::axis(-4)); }, "axis -4 is out of range");
   expect_throws_with([&] { ufunc::sum(x, ufunc::axes{0, -3}); }, "given twice");
   expect_throws_with([&] { ufunc::argmin(x, ufunc::axes{0, 1}); }, "give one axis");
-  expect_throws_with([&] { ufunc::sum(x, ufunc::axis(0), ufunc::axis(1)); }, "axes once");
   expect_throws_with([&] { ufunc::reduce(max_f{})(ufunc::zeros<float>({2, 0}), ufunc::axis(1)); },
                      "zero-size reduction of shape (2,0) over axes (1,)");
   CHECK_THROWS_AS(ufunc::sum(x, ufunc::axis(7)), ufunc::shape_error);

@@ -1,4 +1,6 @@
-// ufunc::array: the owning, contiguous N-d array, and the factories that make one.
+// ufunc::array: the owning, contiguous N-d array, and the factories that make one
+// without launching work (`full`, which launches a fill, is in full.hpp). A
+// vocabulary header: it depends on memory management only.
 #pragma once
 
 #include <memory>
@@ -8,7 +10,6 @@
 
 #include "array_view.hpp"
 #include "config.hpp"
-#include "detail/elementwise.hpp"
 #include "detail/memory.hpp"
 #include "error.hpp"
 #include "shape.hpp"
@@ -125,22 +126,6 @@ template <class T, class Target = target::device>
 array<T, Target> zeros(const shape& s, stream_ref st = {}) {
   array<T, Target> a(s, st);
   detail::memory<Target>::fill_bytes(a.data(), 0, static_cast<std::size_t>(a.size()) * sizeof(T), st);
-  return a;
-}
-
-/// An array filled with `value` (on the CUDA target, call from a TU nvcc compiles).
-template <class T, class Target = target::device>
-array<T, Target> full(const shape& s, T value, stream_ref st = {}) {
-  array<T, Target> a(s, st);
-  detail::operand_layout out;
-  out.is_array = true;
-  out.data = a.data();
-  out.elem_size = sizeof(T);
-  out.shp = s;
-  const auto cs = contiguous_strides(s);
-  std::copy(cs.begin(), cs.end(), out.strides.begin());
-  detail::run_elementwise<Target, T>(detail::fill_value<T>{value}, s, cuda::std::make_tuple(a.data()),
-                                     cuda::std::tuple<>{}, std::array<detail::operand_layout, 1>{out}, st);
   return a;
 }
 

@@ -10,12 +10,14 @@
 #include "array.hpp"
 #include "array_view.hpp"
 #include "config.hpp"
+#include "detail/call.hpp"
 #include "detail/linalg.hpp"
 #include "detail/linalg_plan.hpp"
 #include "error.hpp"
+#include "linalg_variants.hpp"
+#include "out.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
-#include "vectorize.hpp"  // out_t, out(), argument traits
 
 namespace ufunc {
 
@@ -28,53 +30,6 @@ std::vector<matmul_variant> matmul_variants() {
 }
 
 namespace detail {
-
-/// True for the arguments that may follow the arrays of matmul/transpose.
-template <class A>
-inline constexpr bool is_linalg_control_v =
-    is_out<bare_t<A>>::value || is_stream_v<bare_t<A>> || std::is_same_v<bare_t<A>, matmul_variant> ||
-    std::is_same_v<bare_t<A>, transpose_variant>;
-
-/// The trailing arguments of matmul/transpose: at most one out(...), one
-/// variant and one stream, in any order.
-template <class Variant, class... R>
-struct linalg_controls {
-  static constexpr std::size_t n_out = (std::size_t(is_out<bare_t<R>>::value) + ... + 0);
-  static constexpr std::size_t n_stream = (std::size_t(is_stream_v<bare_t<R>>) + ... + 0);
-  static constexpr std::size_t n_variant = (std::size_t(std::is_same_v<bare_t<R>, Variant>) + ... + 0);
-  static_assert(n_out + n_stream + n_variant == sizeof...(R),
-                "ufunc: after the arrays, pass only ufunc::out(...), a variant of this operation and/or a stream");
-  static_assert(n_out <= 1 && n_stream <= 1 && n_variant <= 1,
-                "ufunc: give out(...), the variant and the stream at most once each");
-  stream_ref stream;
-  Variant variant = Variant::fastest;
-
-  explicit linalg_controls(const R&... r) { (take(r), ...); }
-
- private:
-  template <class A>
-  void take(const A& a) {
-    if constexpr (is_stream_v<bare_t<A>>) stream = stream_ref(a);
-    if constexpr (std::is_same_v<bare_t<A>, Variant>) variant = a;
-  }
-};
-
-
-/// Throws shape_error unless `out` can receive a result of shape `s` computed
-/// from `ins` (exact shape, no self-overlap, no overlap with any input).
-template <std::size_t N>
-void check_linalg_out(const char* op, const operand_layout& out, const shape& s,
-                      const std::array<operand_layout, N>& ins) {
-  if (out.shp != s)
-    throw shape_error(std::string(op) + ": out has shape " + out.shp.str() + " but the result has shape " + s.str());
-  if (!no_internal_overlap(out))
-    throw shape_error(std::string(op) + ": out of shape " + out.shp.str() +
-                      " has overlapping elements (zero or colliding strides)");
-  for (std::size_t i = 0; i < N; ++i)
-    if (may_overlap(out, ins[i]))
-      throw shape_error(std::string(op) + ": out of shape " + out.shp.str() + " overlaps input " + std::to_string(i) +
-                        " of shape " + ins[i].shp.str() + " (the result cannot be computed in place)");
-}
 
 template <class A, class B>
 struct matmul_types {
@@ -90,6 +45,14 @@ struct matmul_types {
   static_assert(std::is_same_v<value_type, float> || std::is_same_v<value_type, double>,
                 "ufunc::matmul: element type must be float or double");
 };
+
+/// A contiguous copy of the view described by `src` (shape and strides).
+template <class Target, class T>
+array<T, Target> materialize(const operand_layout& src, stream_ref s) {
+  array<T, Target> a(src.shp, s);
+  copy_view<Target, T>(contiguous_layout(a.data(), sizeof(T), src.shp), src, s);
+  return a;
+}
 
 }  // namespace detail
 
@@ -121,14 +84,17 @@ auto matmul(const A& a, const B& b, Rest&&... rest) {
   using T = typename types::value_type;
   using Tg = typename types::target_type;
   detail::require_launchable<Tg>();
-  const detail::linalg_controls<matmul_variant, detail::bare_t<Rest>...> ctl(rest...);
+  using args = detail::call_args<detail::c_out | detail::c_stream | detail::c_matmul_variant, detail::bare_t<Rest>...>;
+  static_assert(args::nin == 0, "ufunc::matmul: after the two arrays come only ufunc::out(...), a ufunc::matmul_variant and a stream");
+  UFUNC_CHECK_CALL(args, "ufunc::matmul", "ufunc::out(...), a ufunc::matmul_variant and a stream");
+  const detail::controls ctl = detail::read_controls(rest...);
   const stream_ref s = ctl.stream;
-  detail::check_variant<Tg>("matmul", ctl.variant, detail::linalg_registry<Tg>::matmul_variants);
+  detail::check_variant<Tg>("matmul", ctl.mm_variant, detail::linalg_registry<Tg>::matmul_variants);
 
   const auto la = detail::layout_of(a), lb = detail::layout_of(b);
   const detail::matmul_shape ms = detail::matmul_shapes(la.shp, lb.shp);
-  auto outs = std::tuple_cat(detail::outs_of(rest)...);
-  static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc: matmul writes one output");
+  auto outs = detail::out_views(rest...);
+  static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc::matmul: out(...) takes one array (matmul has one result)");
 
   auto compute = [&](const detail::operand_layout& lc) {
     if (ms.out.count() == 0) return;
@@ -150,7 +116,7 @@ auto matmul(const A& a, const B& b, Rest&&... rest) {
       tmp_c = array<T, Tg>(ms.out, s);
       mc = detail::result_matrix_of(detail::contiguous_layout(tmp_c.data(), sizeof(T), ms.out), ms);
     }
-    detail::run_matmul<Tg, T>(ctl.variant, detail::make_gemm_args<T>(ms, ma, mb, mc), s);
+    detail::run_matmul<Tg, T>(ctl.mm_variant, detail::make_gemm_args<T>(ms, ma, mb, mc), s);
     if (!direct) detail::copy_view<Tg, T>(lc, detail::contiguous_layout(tmp_c.data(), sizeof(T), ms.out), s);
   };
 
@@ -161,7 +127,7 @@ auto matmul(const A& a, const B& b, Rest&&... rest) {
     static_assert(std::is_same_v<typename decltype(c)::target_type, Tg>,
                   "ufunc::matmul: out must live on the operands' target");
     const auto lc = detail::layout_of(c);
-    detail::check_linalg_out("matmul", lc, ms.out, std::array<detail::operand_layout, 2>{la, lb});
+    detail::check_exact_out("matmul", lc, ms.out, std::array<detail::operand_layout, 2>{la, lb});
     compute(lc);
     return c;
   } else {

@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "config.hpp"
+#include "launch_config.hpp"
+#include "detail/call.hpp"
 #include "detail/parallel_for.hpp"
 #include "error.hpp"
 #include "shape.hpp"
@@ -17,34 +19,7 @@
 
 namespace ufunc {
 
-/// An explicit launch configuration for `parallel_for`: `blocks` blocks of
-/// `threads` threads (1 to 1024, and at most what the kernel's register use allows).
-/// Any configuration covers the whole index space, since every thread walks it with
-/// a grid-stride loop; it changes only how the work is spread. Without one,
-/// `parallel_for` asks the CUDA occupancy API. The host backend checks it the same
-/// way and then schedules its own chunks.
-struct launch_config {
-  index_t blocks = 0;
-  index_t threads = 0;
-
-  constexpr launch_config() noexcept = default;
-  template <class B, class T, std::enable_if_t<std::is_integral_v<B> && std::is_integral_v<T>, int> = 0>
-  constexpr launch_config(B blocks_, T threads_) noexcept : blocks(to_index(blocks_)), threads(to_index(threads_)) {}
-
- private:
-  template <class I>
-  static constexpr index_t to_index(I v) noexcept {  // saturates: still rejected, with a sensible message
-    if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(index_t))
-      return v > static_cast<std::make_unsigned_t<index_t>>(INT64_MAX) ? INT64_MAX : static_cast<index_t>(v);
-    else
-      return static_cast<index_t>(v);
-  }
-};
-
 namespace detail {
-
-template <class A>
-inline constexpr bool pf_is_config_v = std::is_same_v<A, launch_config>;
 
 template <std::size_t>
 struct pf_index_arg {
@@ -62,16 +37,6 @@ inline constexpr bool pf_takes_v = pf_invocable<F, std::make_index_sequence<stat
 /// at most 2^31 * 2^10 = 2^41) must not overflow a signed 64-bit index.
 inline constexpr index_t pf_max_count = INT64_MAX - (index_t(1) << 42);
 
-inline checked_launch check_launch_config(const launch_config& c) {
-  if (c.threads < 1 || c.threads > 1024)
-    throw value_error("parallel_for: launch_config threads per block must be 1 to 1024, got " +
-                      std::to_string(c.threads));
-  if (c.blocks < 1 || c.blocks > INT_MAX)
-    throw value_error("parallel_for: launch_config blocks must be 1 to " + std::to_string(INT_MAX) + ", got " +
-                      std::to_string(c.blocks));
-  return {true, static_cast<unsigned>(c.blocks), static_cast<unsigned>(c.threads)};
-}
-
 inline const char* pf_index_names(int r) { return r == 1 ? "(i)" : r == 2 ? "(i, j)" : "(i, j, k)"; }
 
 template <class Target, class F, class... Ctl>
@@ -81,13 +46,10 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
   static_assert(t1 || t2 || t3,
                 "ufunc::parallel_for: the function must take 1, 2 or 3 std::size_t indices, one per dimension of "
                 "the index space, e.g. [=] UFUNC_HD (std::size_t i, std::size_t j) { ... }");
-  static_assert(((is_stream_v<bare_t<Ctl>> || pf_is_config_v<bare_t<Ctl>>) && ...),
-                "ufunc::parallel_for: after the function come only a ufunc::launch_config and/or a stream "
-                "(ufunc::stream, ufunc::stream_ref or cudaStream_t)");
-  static_assert((int(is_stream_v<bare_t<Ctl>>) + ... + 0) <= 1, "ufunc::parallel_for: give at most one stream");
-  static_assert((int(pf_is_config_v<bare_t<Ctl>>) + ... + 0) <= 1,
-                "ufunc::parallel_for: give at most one launch_config");
-
+  using args = call_args<c_stream | c_launch_config, bare_t<Ctl>...>;
+  static_assert(args::nin == 0, "ufunc::parallel_for: after the function come only a ufunc::launch_config and/or a stream "
+                                "(ufunc::stream, ufunc::stream_ref or cudaStream_t)");
+  UFUNC_CHECK_CALL(args, "ufunc::parallel_for", "a ufunc::launch_config and a stream");
   const int rank = space.size();
   if (rank < 1 || rank > 3)
     throw shape_error("parallel_for: the index space must have 1 to 3 dimensions, got " + space.str());
@@ -102,17 +64,9 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
   if (n > pf_max_count)
     throw shape_error("parallel_for: the index space " + space.str() + " has more than 2^63 - 2^42 indices");
 
-  checked_launch cfg;
-  stream_ref s;
-  auto take = [&](const auto& c) {
-    using C = bare_t<decltype(c)>;
-    if constexpr (pf_is_config_v<C>)
-      cfg = check_launch_config(c);
-    else
-      s = stream_ref(c);
-  };
-  (take(ctl), ...);
-  (void)take;  // no control arguments
+  const controls c = read_controls(ctl...);
+  const checked_launch cfg = c.has_launch ? check_launch_config(c.launch) : checked_launch{};
+  const stream_ref s = c.stream;
 
   if (n == 0) return;  // an empty space: nothing to run (every check above still applies)
   std::array<index_t, 3> dims{1, 1, 1};

@@ -1,6 +1,6 @@
 // ufunc::reduce and ufunc::map_reduce: reductions of whole arrays or of any set
 // of axes, with a fused elementwise map, and the conveniences sum/prod/min/max/
-// mean/argmin/argmax. Also the ufunc methods reduce/accumulate/outer.
+// mean/argmin/argmax.
 #pragma once
 
 #include <initializer_list>
@@ -15,124 +15,21 @@
 #include "array_view.hpp"
 #include "axis.hpp"
 #include "config.hpp"
+#include "detail/call.hpp"
+#include "detail/elementwise.hpp"
 #include "detail/reduce.hpp"
-#include "detail/scan.hpp"
 #include "error.hpp"
 #include "ops.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
-#include "vectorize.hpp"
+#include "full.hpp"
+#include "out.hpp"
 
 namespace ufunc {
 
 namespace detail {
-
-struct identity_map {
-  template <class T>
-  UFUNC_HD constexpr T operator()(const T& v) const { return v; }
-};
-
-/// How the starting value is chosen: the op's identity when it has one, none at
-/// all (NumPy's np.min: an empty input is an error), or the user's value.
-struct default_init {};
-struct no_init {};
-template <class T>
-struct given_init {
-  T value;
-};
-
-/// What a reducer computes from the mapped elements.
-struct plain_kind {};
-struct mean_kind {};
-template <bool Max>
-struct arg_kind {};
-
-template <class Kind, class AccOverride, class Op, class M>
-struct kind_traits {  // plain: accumulate op's result type (or the override)
-  using acc = std::conditional_t<std::is_void_v<AccOverride>, std::decay_t<std::invoke_result_t<const Op&, M, M>>,
-                                 AccOverride>;
-  using lift = lift_cast<acc>;
-  using op = Op;
-  using fin = finish_same;
-  static op make_op(const Op& o) { return o; }
-  static fin make_fin(index_t) { return {}; }
-};
-template <class AccOverride, class Op, class M>
-struct kind_traits<mean_kind, AccOverride, Op, M> {
-  // Floating input accumulates in its own type (at least float); integers in double.
-  using acc = std::conditional_t<!std::is_void_v<AccOverride>, AccOverride,
-                                 std::conditional_t<std::is_floating_point_v<M>,
-                                                    std::conditional_t<(sizeof(M) < sizeof(float)), float, M>, double>>;
-  using lift = lift_cast<acc>;
-  using op = plus;
-  using fin = finish_mean<acc>;
-  static op make_op(const Op&) { return {}; }
-  static fin make_fin(index_t r) { return {r}; }
-};
-template <bool Max, class AccOverride, class Op, class M>
-struct kind_traits<arg_kind<Max>, AccOverride, Op, M> {
-  using acc = arg_acc<M>;
-  using lift = lift_arg<M>;
-  using op = arg_pick<M, Max>;
-  using fin = finish_index;
-  static op make_op(const Op&) { return {}; }
-  static fin make_fin(index_t) { return {}; }
-};
-
-template <class A>
-struct is_axis_arg : std::bool_constant<std::is_same_v<A, axis> || std::is_same_v<A, axes> ||
-                                        std::is_same_v<A, keepdims_t>> {};
-template <class A>
-inline constexpr bool is_reduce_control_v = is_control_v<A> || is_axis_arg<bare_t<A>>::value;
-
-template <class... A>
-constexpr std::size_t leading_reduce_inputs() {
-  constexpr bool ctl[] = {is_reduce_control_v<A>..., true};
-  std::size_t i = 0;
-  while (!ctl[i]) ++i;
-  return i;
-}
-
-/// The target of a call: that of its array arguments (all must agree), or the
-/// build's device when there are none (std::vector inputs are then copied there).
-template <class... A>
-struct common_target {
-  template <class X>
-  using tg = typename arg_traits<bare_t<X>>::target_type;
-  template <class X>
-  static constexpr bool is_arr = arg_traits<bare_t<X>>::is_array;
-  // the first array's target, found by a fold over the arguments
-  template <class Acc, class X>
-  using pick = std::conditional_t<std::is_void_v<Acc> && is_arr<X>, tg<X>, Acc>;
-  template <class Acc, class... X>
-  struct fold {
-    using type = Acc;
-  };
-  template <class Acc, class X, class... Rest>
-  struct fold<Acc, X, Rest...> {
-    using type = typename fold<pick<Acc, X>, Rest...>::type;
-  };
-  using found = typename fold<void, A...>::type;
-  using type = std::conditional_t<std::is_void_v<found>, target::device, found>;
-  static constexpr bool consistent = ((!is_arr<A> || std::is_same_v<tg<A>, type>) && ...);
-};
-
-template <class T>
-struct cast_to {
-  template <class U>
-  UFUNC_HD T operator()(const U& v) const { return static_cast<T>(v); }
-};
-
-inline std::string axes_str(const std::vector<int>* ax) {
-  if (!ax) return "all";
-  std::string s = "(";
-  for (std::size_t i = 0; i < ax->size(); ++i) s += (i ? "," : "") + std::to_string((*ax)[i]);
-  return s + (ax->size() == 1 ? ",)" : ")");
-}
-
 template <class Target, class F>
-struct ufunc_methods;
-
+struct ufunc_methods;  // ufunc_methods.hpp
 }  // namespace detail
 
 /// A reduction: made by `reduce`, `map_reduce` or one of the conveniences
@@ -159,57 +56,31 @@ class reducer {
 
   template <class... Args>
   auto operator()(Args&&... args) const {
-    constexpr std::size_t nin = detail::leading_reduce_inputs<Args...>();
-    static_assert(nin >= 1, "ufunc: a reduction needs at least one input");
-    static_assert((static_cast<std::size_t>(detail::is_reduce_control_v<Args>) + ...) == sizeof...(Args) - nin,
-                  "ufunc: inputs come first, then axis/axes/keepdims, out(...) and/or a stream");
-    call_options o;
-    ((void)take(o, args), ...);
-    auto all_outs = std::tuple_cat(detail::outs_of(args)...);
-    static_assert(std::tuple_size_v<decltype(all_outs)> <= 1, "ufunc: a reduction has one output");
+    using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims,
+                                   detail::bare_t<Args>...>;
+    static_assert(parsed::nin >= 1, "ufunc reduction: give at least one input");
+    UFUNC_CHECK_CALL(parsed, "ufunc reduction", "ufunc::axis or ufunc::axes, ufunc::keepdims, ufunc::out(...) and a stream");
+    const detail::controls o = detail::read_controls(args...);
+    auto outs = detail::out_views(args...);
+    static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc reduction: out(...) takes one array (a reduction has one result)");
     auto inputs = std::forward_as_tuple(args...);
     // Known from the argument types: no axis, keepdims or out -> a host value.
-    constexpr bool scalar = !(detail::is_axis_arg<detail::bare_t<Args>>::value || ...) &&
-                            std::tuple_size_v<decltype(all_outs)> == 0;
-    return call<scalar>(std::make_index_sequence<nin>{}, inputs, o, all_outs);
+    constexpr bool scalar = !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
+    return call<scalar>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
   }
 
   const char* name() const noexcept { return name_; }
 
  private:
-  struct call_options {
-    bool has_axes = false, keep = false;
-    std::vector<int> ax;
-    stream_ref s;
-  };
-  template <class A>
-  static void take(call_options& o, const A& a) {
-    using B = detail::bare_t<A>;
-    if constexpr (std::is_same_v<B, axis>) {
-      if (o.has_axes) throw shape_error("ufunc: give the axes once (axis or axes)");
-      o.has_axes = true;
-      o.ax = {a.value};
-    } else if constexpr (std::is_same_v<B, axes>) {
-      if (o.has_axes) throw shape_error("ufunc: give the axes once (axis or axes)");
-      o.has_axes = true;
-      o.ax = a.list;
-    } else if constexpr (std::is_same_v<B, keepdims_t>) {
-      o.keep = true;
-    } else if constexpr (detail::is_stream_v<B>) {
-      o.s = stream_ref(a);
-    }
-  }
-
   template <bool Scalar, std::size_t... I, class In, class Outs>
-  auto call(std::index_sequence<I...>, In& in, const call_options& o, const Outs& outs) const {
+  auto call(std::index_sequence<I...>, In& in, const detail::controls& o, const Outs& outs) const {
     using namespace detail;
     using ct = common_target<std::tuple_element_t<I, In>...>;
     using Target = typename ct::type;
-    static_assert(ct::consistent, "ufunc: the array inputs of a reduction live in different targets' memory");
-    constexpr bool any_vector = (arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector || ...);
-    if constexpr (any_vector && !std::is_same_v<Target, target::host>) {
+    static_assert(ct::consistent, "ufunc reduction: the array inputs live in different targets' memory");
+    if constexpr (ct::any_vector && !std::is_same_v<Target, target::host>) {
       // Host containers: copy them to the device and reduce there.
-      auto staged = std::make_tuple(stage<Target>(std::get<I>(in), o.s)...);
+      auto staged = std::make_tuple(stage<Target>(std::get<I>(in), o.stream)...);
       return std::apply([&](const auto&... a) { return run<Scalar, Target>(std::forward_as_tuple(a...), o, outs); }, staged);
     } else {
       return run<Scalar, Target>(std::forward_as_tuple(std::get<I>(in)...), o, outs);
@@ -217,7 +88,7 @@ class reducer {
   }
 
   template <bool Scalar, class Target, class... A, class Outs>
-  auto run(const std::tuple<A...>& in, const call_options& o, const Outs& outs) const {
+  auto run(const std::tuple<A...>& in, const detail::controls& o, const Outs& outs) const {
     using namespace detail;
     constexpr std::size_t nin = sizeof...(A);
     static_assert((arg_traits<bare_t<A>>::is_array || ...) || (arg_traits<bare_t<A>>::is_vector || ...),
@@ -242,25 +113,14 @@ class reducer {
     const acc_op<Acc, UsedOp> op{kt::make_op(op_)};
 
     // Shapes: broadcast the inputs, pick the axes, split kept/reduced dims.
-    std::array<operand_layout, nin> lay{};
-    std::apply([&](const auto&... a) {
-      std::size_t k = 0;
-      ((lay[k++] = layout_of(a)), ...);
-    }, in);
-    shape bshape;
-    for (const auto& l : lay)
-      if (l.is_array && !broadcast_into(bshape, l.shp)) {
-        std::vector<shape> shapes;
-        for (const auto& x : lay)
-          if (x.is_array) shapes.push_back(x.shp);
-        (void)broadcast_shapes(shapes, name_);
-      }
-    const std::vector<int>* axp = o.has_axes ? &o.ax : nullptr;
+    const std::array<operand_layout, nin> lay = layouts_of(in);
+    const shape bshape = broadcast_inputs(name_, lay);
+    const std::vector<int>* axp = o.axes_or_null();
     if constexpr (!std::is_same_v<Kind, plain_kind> && !std::is_same_v<Kind, mean_kind>)
       if (axp && axp->size() != 1)
         throw shape_error(std::string(name_) + ": give one axis (or none), not " + axes_str(axp));
     const auto mask = axis_mask(bshape, axp, name_);
-    const auto g = make_geometry<nin>(bshape, mask, o.keep, lay);
+    const auto g = make_geometry<nin>(bshape, mask, o.keepdims, lay);
     if (g.R == 0 && g.K > 0 && !has_init)
       throw value_error(std::string(name_) + ": zero-size reduction of shape " + bshape.str() + " over axes " +
                         axes_str(axp) + ", and the operation has no identity (give an initial value)");
@@ -280,35 +140,34 @@ class reducer {
     auto compute_into = [&](auto& r) {
       if (g.K == 0) return;
       if (g.R == 0) {
-        r = ufunc::full<Res, Target>(g.result, fill_value(), o.s);
+        r = ufunc::full<Res, Target>(g.result, fill_value(), o.stream);
         return;
       }
-      backend::template run<has_init>(src, g, op, init, fin, r.data(), o.s);
+      backend::template run<has_init>(src, g, op, init, fin, r.data(), o.stream);
     };
 
     if constexpr (std::tuple_size_v<Outs> == 1) {
       auto ov = std::get<0>(outs);
       const auto ol = layout_of(ov);
-      const bool one = g.result.count() == 1 && ol.shp.count() == 1 && !o.keep;
+      const bool one = g.result.count() == 1 && ol.shp.count() == 1 && !o.keepdims;
       if (!(ol.shp == g.result || one))
         throw shape_error(std::string(name_) + ": out has shape " + ol.shp.str() + " but reducing shape " +
                           bshape.str() + " over axes " + axes_str(axp) + " gives " + g.result.str());
       check_overlap(name_, std::array<operand_layout, 1>{ol}, lay);
       using OutT = typename decltype(ov)::value_type;
       if (std::is_same_v<OutT, Res> && ol.shp.count() > 0 && ov.is_contiguous() && g.R > 0) {
-        backend::template run<has_init>(src, g, op, init, fin, reinterpret_cast<Res*>(ov.data()), o.s);
+        backend::template run<has_init>(src, g, op, init, fin, reinterpret_cast<Res*>(ov.data()), o.stream);
       } else if (g.K > 0) {
-        array<Res, Target> tmp(g.result, o.s);
+        array<Res, Target> tmp(g.result, o.stream);
         compute_into(tmp);
-        auto flat_tmp = make_view<Target>(static_cast<const Res*>(tmp.data()), ol.shp);
-        vectorize<Target>(cast_to<OutT>{}, name_)(flat_tmp, out(ov), o.s);
+        cast_layout<Target, OutT, Res>(ov.data(), ol, tmp.data(), contiguous_layout(tmp.data(), sizeof(Res), ol.shp), o.stream);
       }
       return ov;
     } else if constexpr (Scalar) {
       if (g.R == 0) return fill_value();
-      return backend::template to_host<Res, has_init>(src, g, op, init, fin, o.s);
+      return backend::template to_host<Res, has_init>(src, g, op, init, fin, o.stream);
     } else {
-      array<Res, Target> r(g.result, o.s);
+      array<Res, Target> r(g.result, o.stream);
       compute_into(r);
       return r;
     }
@@ -381,65 +240,5 @@ inline constexpr reducer<void, detail::identity_map, plus, detail::no_init, deta
 /// Index of the largest element; as argmin.
 inline constexpr reducer<void, detail::identity_map, plus, detail::no_init, detail::arg_kind<true>> argmax{
     {}, {}, {}, "argmax"};
-
-namespace detail {
-
-/// The ufunc methods of a binary vectorized function (`f.reduce`, `f.accumulate`,
-/// `f.outer`), as NumPy's.
-template <class Target, class F>
-struct ufunc_methods {
-  template <class X, class... Rest>
-  static auto reduce(const vectorized<Target, F>& f, const X& x, Rest&&... rest) {
-    static_assert(std::is_same_v<typename arg_traits<bare_t<X>>::target_type, Target>,
-                  "ufunc: reduce's input must live in the ufunc's target memory");
-    const reducer<void, identity_map, F, no_init, plain_kind> r(identity_map{}, f.function(), no_init{}, f.name());
-    constexpr bool has_axis = (is_axis_arg<bare_t<Rest>>::value || ...);
-    if constexpr (has_axis)
-      return r(x, std::forward<Rest>(rest)...);
-    else
-      return r(x, axis(0), std::forward<Rest>(rest)...);  // NumPy's default axis
-  }
-
-  template <class X>
-  static auto accumulate(const vectorized<Target, F>& f, const X& x, int ax, stream_ref s) {
-    using B = arg_traits<bare_t<X>>;
-    static_assert(B::is_array && std::is_same_v<typename B::target_type, Target>,
-                  "ufunc: accumulate takes an array or view in the ufunc's target memory");
-    using T = typename B::value_type;
-    using Acc = std::decay_t<std::invoke_result_t<const F&, T, T>>;
-    const auto l = layout_of(x);
-    if (l.shp.size() == 0) throw shape_error(std::string(f.name()) + ".accumulate: a 0-d array has no axis");
-    const std::vector<int> one{ax};
-    const auto mask = axis_mask(l.shp, &one, f.name());
-    int a = 0;
-    while (!mask[static_cast<std::size_t>(a)]) ++a;
-    array<Acc, Target> r(l.shp, s);
-    scan_axis<Target, Acc, F, T>(acc_op<Acc, F>{f.function()}, l, a, r.data(), s);
-    return r;
-  }
-
-  template <class X, class Y, class... Rest>
-  static auto outer(const vectorized<Target, F>& f, const X& x, const Y& y, Rest&&... rest) {
-    auto spread = [&](const auto& a, bool first, int other_rank) {
-      const auto v = a.view();
-      std::vector<index_t> dims, st;
-      if (!first)
-        for (int d = 0; d < other_rank; ++d) dims.push_back(1), st.push_back(0);
-      for (int d = 0; d < v.ndim(); ++d) dims.push_back(v.shape()[d]), st.push_back(v.stride(d));
-      if (first)
-        for (int d = 0; d < other_rank; ++d) dims.push_back(1), st.push_back(0);
-      return array_view<const typename decltype(v)::value_type, Target>(v.data(), shape(dims), st);
-    };
-    const auto xv = x.view();
-    const auto yv = y.view();
-    if (xv.ndim() + yv.ndim() > shape::max_rank)
-      throw shape_error(std::string(f.name()) + ".outer: result rank " + std::to_string(xv.ndim() + yv.ndim()) +
-                        " (shapes " + xv.shape().str() + " and " + yv.shape().str() + ") exceeds " +
-                        std::to_string(shape::max_rank));
-    return f(spread(x, true, yv.ndim()), spread(y, false, xv.ndim()), std::forward<Rest>(rest)...);
-  }
-};
-
-}  // namespace detail
 
 }  // namespace ufunc

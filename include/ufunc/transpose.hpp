@@ -11,10 +11,12 @@
 #include "array.hpp"
 #include "array_view.hpp"
 #include "config.hpp"
+#include "detail/call.hpp"
 #include "detail/linalg.hpp"
 #include "detail/linalg_plan.hpp"
 #include "error.hpp"
-#include "matmul.hpp"  // linalg_controls, check_linalg_out
+#include "linalg_variants.hpp"
+#include "out.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
 
@@ -30,31 +32,6 @@ std::vector<transpose_variant> transpose_variants() {
 
 namespace detail {
 
-/// Validates `axes` as a permutation of x's dims (negative values count from
-/// the end, as in NumPy) and returns it normalised.
-inline std::vector<int> normalize_axes(const std::vector<int>& axes, const shape& s) {
-  const int nd = s.size();
-  std::vector<int> r;
-  std::vector<bool> seen(static_cast<std::size_t>(nd), false);
-  bool ok = static_cast<int>(axes.size()) == nd;
-  for (int a : axes) {
-    const int v = a < 0 ? a + nd : a;
-    if (!ok || v < 0 || v >= nd || seen[static_cast<std::size_t>(v)]) {
-      ok = false;
-      break;
-    }
-    seen[static_cast<std::size_t>(v)] = true;
-    r.push_back(v);
-  }
-  if (!ok) {
-    std::string list;
-    for (std::size_t i = 0; i < axes.size(); ++i) list += (i ? "," : "") + std::to_string(axes[i]);
-    throw shape_error("transpose: axes (" + list + ") are not a permutation of the " + std::to_string(nd) +
-                      " axes of an array of shape " + s.str());
-  }
-  return r;
-}
-
 template <class X, class... Rest>
 auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
   using TX = arg_traits<bare_t<X>>;
@@ -62,8 +39,11 @@ auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
   using T = typename TX::value_type;
   using Tg = typename TX::target_type;
   require_launchable<Tg>();
-  const linalg_controls<transpose_variant, bare_t<Rest>...> ctl(rest...);
-  check_variant<Tg>("transpose", ctl.variant, linalg_registry<Tg>::transpose_variants);
+  using args = call_args<c_out | c_stream | c_transpose_variant, bare_t<Rest>...>;
+  static_assert(args::nin == 0, "ufunc::transpose: after the array (and the axes) come only ufunc::out(...), a ufunc::transpose_variant and a stream");
+  UFUNC_CHECK_CALL(args, "ufunc::transpose", "ufunc::out(...), a ufunc::transpose_variant and a stream");
+  const controls ctl = read_controls(rest...);
+  check_variant<Tg>("transpose", ctl.tr_variant, linalg_registry<Tg>::transpose_variants);
 
   const operand_layout lx = layout_of(x);
   const int nd = lx.shp.size();
@@ -83,8 +63,8 @@ auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
   }
   src.shp = shape(dims, dims + nd);
 
-  auto outs = std::tuple_cat(outs_of(rest)...);
-  static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc: transpose writes one output");
+  auto outs = out_views(rest...);
+  static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc::transpose: out(...) takes one array (transpose has one result)");
   if constexpr (std::tuple_size_v<decltype(outs)> == 1) {
     auto y = std::get<0>(outs);
     static_assert(std::is_same_v<typename decltype(y)::value_type, T>,
@@ -92,12 +72,12 @@ auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
     static_assert(std::is_same_v<typename decltype(y)::target_type, Tg>,
                   "ufunc::transpose: out must live on the input's target");
     const operand_layout ly = layout_of(y);
-    check_linalg_out("transpose", ly, src.shp, std::array<operand_layout, 1>{lx});
-    copy_view<Tg, T>(ly, src, ctl.stream, ctl.variant);
+    check_exact_out("transpose", ly, src.shp, std::array<operand_layout, 1>{lx});
+    copy_view<Tg, T>(ly, src, ctl.stream, ctl.tr_variant);
     return y;
   } else {
     array<T, Tg> y(src.shp, ctl.stream);
-    copy_view<Tg, T>(contiguous_layout(y.data(), sizeof(T), src.shp), src, ctl.stream, ctl.variant);
+    copy_view<Tg, T>(contiguous_layout(y.data(), sizeof(T), src.shp), src, ctl.stream, ctl.tr_variant);
     return y;
   }
 }
@@ -122,7 +102,7 @@ auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
 /// strided row copy runs; contiguous blocks are one memory copy.
 /// `ufunc::array_view::transposed()` / `permuted()` give the same result as a
 /// view, without copying.
-template <class X, class... Rest, std::enable_if_t<(detail::is_linalg_control_v<Rest> && ...), int> = 0>
+template <class X, class... Rest, std::enable_if_t<((detail::control_of<Rest>() != detail::not_control) && ...), int> = 0>
 auto transpose(const X& x, Rest&&... rest) {
   return detail::transpose_impl(x, nullptr, std::forward<Rest>(rest)...);
 }

@@ -11,133 +11,18 @@
 #include "array_view.hpp"
 #include "axis.hpp"
 #include "config.hpp"
+#include "detail/call.hpp"
 #include "detail/elementwise.hpp"
 #include "error.hpp"
+#include "full.hpp"
+#include "out.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
+#include "ufunc_methods.hpp"  // f.reduce, f.accumulate, f.outer
 
 namespace ufunc {
 
-/// Output views for a ufunc call, made by `ufunc::out(...)`.
-template <class... V>
-struct out_t {
-  std::tuple<V...> views;
-};
-
-template <class Target, class F>
-class vectorized;
-
 namespace detail {
-template <class Target, class F>
-struct ufunc_methods;  // reduce.hpp
-}  // namespace detail
-
-namespace detail {
-template <class A>
-struct arg_traits {  // anything else is a scalar, broadcast everywhere
-  static constexpr bool is_array = false, is_vector = false;
-  /// Contiguous and row-major by its type (an owning array): engines may skip
-  /// their strided paths, which then cost no compile time.
-  static constexpr bool is_dense = false;
-  using value_type = A;
-  using target_type = void;
-};
-template <class T, class Tg>
-struct arg_traits<array<T, Tg>> {
-  static constexpr bool is_array = true, is_vector = false, is_dense = true;
-  using value_type = T;
-  using target_type = Tg;
-};
-template <class T, class Tg>
-struct arg_traits<array_view<T, Tg>> {
-  static constexpr bool is_array = true, is_vector = false, is_dense = false;
-  using value_type = std::remove_const_t<T>;
-  using target_type = Tg;
-};
-template <class T, class Alloc>
-struct arg_traits<std::vector<T, Alloc>> {
-  static_assert(!std::is_same_v<T, bool>, "ufunc: std::vector<bool> has no contiguous storage; use std::vector<char>");
-  static constexpr bool is_array = false, is_vector = true, is_dense = false;
-  using value_type = T;
-  using target_type = target::host;
-};
-
-template <class A>
-struct is_out : std::false_type {};
-template <class... V>
-struct is_out<out_t<V...>> : std::true_type {};
-template <class A>
-inline constexpr bool is_control_v = is_out<bare_t<A>>::value || is_stream_v<bare_t<A>>;
-
-/// Number of leading input arguments (everything before the first out/stream).
-template <class... A>
-constexpr std::size_t leading_inputs() {
-  constexpr bool ctl[] = {is_control_v<A>..., true};
-  std::size_t i = 0;
-  while (!ctl[i]) ++i;
-  return i;
-}
-
-template <class A>
-struct is_view : std::false_type {};
-template <class T, class Tg>
-struct is_view<array_view<T, Tg>> : std::true_type {};
-
-template <class A>
-auto out_view(A&& a) {
-  using B = bare_t<A>;
-  static_assert(arg_traits<B>::is_array, "ufunc::out: takes arrays or array views");
-  if constexpr (is_view<B>::value) {
-    static_assert(!std::is_const_v<typename B::element_type>, "ufunc::out: a view of const elements cannot be written");
-    return B(a);
-  } else {
-    static_assert(std::is_lvalue_reference_v<A> && !std::is_const_v<std::remove_reference_t<A>>,
-                  "ufunc::out: pass a non-const array lvalue (or a view)");
-    return a.view();
-  }
-}
-
-template <class A>
-operand_layout layout_of(const A& a) {
-  using B = arg_traits<A>;
-  operand_layout l;
-  if constexpr (B::is_array) {
-    const auto v = a.view();
-    l.is_array = true;
-    l.data = v.data();
-    l.elem_size = sizeof(typename B::value_type);
-    l.shp = v.shape();
-    for (int d = 0; d < v.ndim(); ++d) l.strides[static_cast<std::size_t>(d)] = v.stride(d);
-  } else if constexpr (B::is_vector) {
-    l.is_array = true;
-    l.data = a.data();
-    l.elem_size = sizeof(typename B::value_type);
-    l.shp = shape(static_cast<index_t>(a.size()));
-    l.strides[0] = 1;
-  }
-  return l;
-}
-
-template <class A>
-auto operand_of(const A& a) {
-  using B = arg_traits<A>;
-  if constexpr (B::is_array || B::is_vector)
-    return in_ptr<typename B::value_type>{a.data()};
-  else
-    return in_value<A>{a};
-}
-
-/// Raises shape_error unless `from` broadcasts to exactly `to`.
-inline void check_broadcasts_to(const char* op, const shape& from, const shape& to, std::size_t j) {
-  bool ok = from.size() <= to.size();
-  for (int i = 1; ok && i <= from.size(); ++i) {
-    const index_t f = from[from.size() - i], t = to[to.size() - i];
-    ok = f == t || f == 1;
-  }
-  if (!ok)
-    throw shape_error(std::string(op) + ": output " + std::to_string(j) + " has shape " + to.str() +
-                      " but the inputs broadcast to " + from.str());
-}
 
 template <class R, class Target, std::size_t... J>
 auto allocate_results(const shape& s, stream_ref st, std::index_sequence<J...>) {
@@ -158,39 +43,7 @@ decltype(auto) unwrap_single(Tup&& t) {
   else
     return bare_t<Tup>(std::forward<Tup>(t));
 }
-/// The output views an argument carries: those of an `out(...)`, else none.
-template <class A>
-auto outs_of(const A& a) {
-  if constexpr (is_out<bare_t<A>>::value)
-    return a.views;
-  else
-    return std::tuple<>{};
-}
-
-/// An input as a call on Target uses it: a host container on a device target is
-/// copied there (the documented slow path), an array becomes its view.
-template <class Target, class A>
-auto stage(const A& a, stream_ref s) {
-  if constexpr (arg_traits<A>::is_vector && !std::is_same_v<Target, target::host>)
-    return asarray<Target>(a, s);
-  else if constexpr (arg_traits<A>::is_array)
-    return a.view();
-  else
-    return a;
-}
 }  // namespace detail
-
-/// Names the output(s) of a ufunc call: `f(x, y, ufunc::out(z))`, or
-/// `ufunc::out(a, b)` for a function with two outputs. Takes non-const arrays or
-/// views; the result is written there instead of a new array. An output may be
-/// exactly one of the inputs (in-place) but may not share any element with an
-/// input otherwise; views that interleave without sharing one (two column blocks
-/// of one matrix) are fine.
-template <class... A>
-auto out(A&&... a) {
-  static_assert(sizeof...(A) >= 1, "ufunc::out: give at least one array");
-  return out_t<decltype(detail::out_view(std::forward<A>(a)))...>{std::make_tuple(detail::out_view(std::forward<A>(a))...)};
-}
 
 /// A ufunc: a scalar function lifted over arrays, made by `vectorize`.
 ///
@@ -213,15 +66,12 @@ class vectorized {
 
   template <class... Args>
   auto operator()(Args&&... args) const {
-    constexpr std::size_t nin = detail::leading_inputs<Args...>();
-    static_assert(nin >= 1, "ufunc: a call needs at least one input");
-    static_assert((static_cast<std::size_t>(detail::is_control_v<Args>) + ...) == sizeof...(Args) - nin,
-                  "ufunc: inputs come first, then ufunc::out(...) and/or a stream");
-    stream_ref s;
-    auto all_outs = std::tuple_cat(detail::outs_of(args)...);
-    ((void)set_stream(s, args), ...);
+    using parsed = detail::call_args<detail::c_out | detail::c_stream, detail::bare_t<Args>...>;
+    static_assert(parsed::nin >= 1, "ufunc call: give at least one input");
+    UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...) and a stream");
+    const detail::controls c = detail::read_controls(args...);
     auto inputs = std::forward_as_tuple(args...);
-    return call(std::make_index_sequence<nin>{}, inputs, all_outs, s);
+    return call(std::make_index_sequence<parsed::nin>{}, inputs, detail::out_views(args...), c.stream);
   }
 
   const F& function() const noexcept { return f_; }
@@ -255,11 +105,6 @@ class vectorized {
 
  private:
   template <class A>
-  static void set_stream(stream_ref& s, const A& a) {
-    if constexpr (detail::is_stream_v<detail::bare_t<A>>) s = stream_ref(a);
-  }
-
-  template <class A>
   static auto fetch(const A& a) {
     if constexpr (detail::arg_traits<A>::is_array)
       return a.to_host();
@@ -289,15 +134,8 @@ class vectorized {
       constexpr int nout = result_traits<R>::nout;
       constexpr std::size_t nin = sizeof...(I);
 
-      std::array<operand_layout, nin> in_layouts{layout_of(std::get<I>(in))...};
-      shape b;
-      for (const auto& l : in_layouts)
-        if (l.is_array && !broadcast_into(b, l.shp)) {  // slow path only to build the message
-          std::vector<shape> shapes;
-          for (const auto& x : in_layouts)
-            if (x.is_array) shapes.push_back(x.shp);
-          (void)broadcast_shapes(shapes, name_);
-        }
+      const std::array<operand_layout, nin> in_layouts{layout_of(std::get<I>(in))...};
+      const shape b = broadcast_inputs(name_, in_layouts);
       auto ops = cuda::std::make_tuple(operand_of(std::get<I>(in))...);
 
       auto out_layouts = [](const auto& out_views) {
@@ -317,7 +155,8 @@ class vectorized {
       };
 
       if constexpr (std::tuple_size_v<Outs> > 0) {
-        static_assert(std::tuple_size_v<Outs> == nout, "ufunc: give one out() array per output of the function");
+        static_assert(std::tuple_size_v<Outs> == nout,
+                      "ufunc call: give out(...) one array per output of the function (out(a, b) for two)");
         const auto out_l = out_layouts(outs);
         for (std::size_t j = 0; j < out_l.size(); ++j) {
           check_broadcasts_to(name_, b, out_l[j].shp, j);
@@ -364,6 +203,3 @@ vectorized<Target, F> vectorize(F f, const char* name = "vectorize") {
 }
 
 }  // namespace ufunc
-
-// The ufunc methods (reduce, accumulate, outer) are defined with the reductions.
-#include "reduce.hpp"

@@ -1,153 +1,22 @@
 // Elementwise dispatch: given outputs and operands (already validated by the
-// public layer), merge their layouts, pick the flat or the N-d variant, the
-// vector width and the index width, and run it on the target's backend.
+// public layer), merge their layouts, decide flat or N-d, and run the target's
+// backend (host/elementwise.hpp, cuda/elementwise.hpp). Also the two elementwise
+// jobs other operations need: fill a layout with a value, copy with a cast.
 #pragma once
 
 #include <array>
-#include <climits>
+#include <cuda/std/tuple>
 
 #include "../stream.hpp"
-#include "cuda/launch.hpp"
 #include "host/elementwise.hpp"
 #include "layout.hpp"
 #include "operand.hpp"
 
-#if defined(UFUNC_BACKEND_CUDA) && defined(__CUDACC__)
-#  include "kernels/elementwise_flat.cuh"
-#  include "kernels/elementwise_nd.cuh"
-#  include "kernels/elementwise_rows.cuh"
+#if defined(UFUNC_BACKEND_CUDA)
+#  include "cuda/elementwise.hpp"
 #endif
 
 namespace ufunc::detail {
-
-constexpr bool is_pow2(std::size_t x) { return x && !(x & (x - 1)); }
-
-/// Element sizes of the outputs and of the array inputs, for choosing vector widths.
-template <class Outs, class Ins>
-struct access_sizes;
-template <class... O, class... Ops>
-struct access_sizes<cuda::std::tuple<O*...>, cuda::std::tuple<Ops...>> {
-  static constexpr std::size_t max_out = std::max({sizeof(O)...});
-  static constexpr std::size_t max_all =
-      std::max({max_out, (Ops::is_array ? sizeof(typename Ops::value_type) : std::size_t(1))...});
-  static constexpr bool pow2 = (is_pow2(sizeof(O)) && ...) && ((!Ops::is_array || is_pow2(sizeof(typename Ops::value_type))) && ...);
-  /// Flat path: elements per vector access, so the widest type moves 16 bytes.
-  static constexpr int flat_vec = (pow2 && max_all <= 16) ? static_cast<int>(16 / max_all) : 1;
-  /// N-d path: consecutive results per thread (one 16-byte store of the widest output).
-  static constexpr int nd_elems = (pow2 && max_out <= 16) ? static_cast<int>(std::min<std::size_t>(8, 16 / max_out)) : 1;
-};
-
-template <std::size_t N>
-bool aligned_to(const std::array<operand_layout, N>& ops, int lanes, int count = static_cast<int>(N)) {
-  for (int k = 0; k < count; ++k) {
-    const auto& op = ops[static_cast<std::size_t>(k)];
-    const std::size_t a = std::min<std::size_t>(16, op.elem_size * static_cast<std::size_t>(lanes));
-    if (op.is_array && reinterpret_cast<std::uintptr_t>(op.data) % a != 0) return false;
-  }
-  return true;
-}
-
-template <class Target>
-struct elementwise_backend;
-
-template <>
-struct elementwise_backend<target::host> {
-  template <class R, int NOPS, class F, class Outs, class Ins>
-  static void run(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>&,
-                  const merged_layout<NOPS>& m, bool flat, index_t n, stream_ref) {
-    if (flat)
-      host::flat<R>(f, outs, ins, n);
-    else
-      host::nd<R>(f, outs, ins, m, n);
-  }
-};
-
-#if defined(UFUNC_BACKEND_CUDA)
-template <>
-struct elementwise_backend<target::cuda> {
-  template <class R, int NOPS, class F, class Outs, class Ins>
-  static void run(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& ops,
-                  const merged_layout<NOPS>& m, bool flat, index_t n, stream_ref s) {
-#  if defined(__CUDACC__)
-    using sz = access_sizes<Outs, Ins>;
-    constexpr int NOUT = result_traits<R>::nout;
-    if (flat) {
-      if constexpr (sz::flat_vec > 1)
-        if (aligned_to(ops, sz::flat_vec)) return launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
-      return launch_flat<1, R>(f, outs, ins, n, s);
-    }
-    // N-d: long rows take the row-tiled kernel, short ones the per-element one;
-    // 32-bit index math whenever every index and offset fits.
-    const bool idx32 = fits_32bit(m, n);
-    if (m.dims[static_cast<std::size_t>(m.ndim - 1)] >= rows_tuning::min_inner) {
-      if (idx32)
-        launch_rows<std::uint32_t, R, NOPS>(f, outs, ins, ops, m, n, s);
-      else
-        launch_rows<std::uint64_t, R, NOPS>(f, outs, ins, ops, m, n, s);
-      return;
-    }
-    constexpr int E = sz::nd_elems;
-    bool out_flat = aligned_to(ops, E, NOUT);
-    for (int j = 0; j < NOUT; ++j) out_flat = out_flat && is_row_major(ops[static_cast<std::size_t>(j)].shp, ops[static_cast<std::size_t>(j)].strides.data());
-    if (idx32)
-      launch_nd<E, std::uint32_t, R>(f, outs, ins, make_plan<NOPS, std::uint32_t>(m), n, out_flat, s);
-    else
-      launch_nd<E, std::uint64_t, R>(f, outs, ins, make_plan<NOPS, std::uint64_t>(m), n, out_flat, s);
-#  else
-    cuda_launch::require_nvcc<F>();
-#  endif
-  }
-
-#  if defined(__CUDACC__)
-  static unsigned grid_for(index_t work, index_t per_block) { return cuda_launch::grid_for(work, per_block); }
-
-  template <int V, class R, class F, class Outs, class Ins>
-  static void launch_flat(const F& f, const Outs& outs, const Ins& ins, index_t n, stream_ref s) {
-    constexpr int U = flat_tuning::unroll;
-    const unsigned grid = grid_for(n / V, index_t(flat_tuning::block) * U);
-    elementwise_flat_kernel<V, U, R><<<grid, flat_tuning::block, 0, s.get()>>>(f, outs, ins, n);
-    UFUNC_CHECK_LAUNCH("elementwise_flat_kernel", s.get());
-  }
-
-  template <class Idx, class R, int NOPS, class F, class Outs, class Ins>
-  static void launch_rows(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& ops,
-                          const merged_layout<NOPS>& m, index_t n, stream_ref s) {
-    constexpr int V = access_sizes<Outs, Ins>::flat_vec;
-    constexpr int G = rows_tuning::groups;
-    const auto plan = make_plan<NOPS, Idx>(m);
-    const int last = m.ndim - 1;
-    walk_modes<NOPS> modes{};
-    for (int k = 0; k < NOPS; ++k) {
-      const auto& st = m.strides[static_cast<std::size_t>(k)];
-      const index_t step = st[static_cast<std::size_t>(last)];
-      bool vec_ok = step == 1 && aligned_to(std::array<operand_layout, 1>{ops[static_cast<std::size_t>(k)]}, V);
-      for (int d = 0; d < last && vec_ok; ++d) vec_ok = st[static_cast<std::size_t>(d)] % V == 0;
-      modes.m[k] = step == 0 ? walk::broadcast : (vec_ok ? walk::contiguous : walk::strided);
-    }
-    const index_t inner = m.dims[static_cast<std::size_t>(last)];
-    const index_t tile_cols = index_t(rows_tuning::block) * V * G;
-    const index_t tpr = (inner + tile_cols - 1) / tile_cols;
-    const index_t ntiles = n / inner * tpr;
-    auto kernel = rows_kernel_for<V, G, Idx, R>(f, outs, ins, plan);
-    kernel<<<grid_for(ntiles, 1), rows_tuning::block, 0, s.get()>>>(
-        f, outs, ins, plan, modes, divider<Idx>(static_cast<Idx>(tpr)), static_cast<Idx>(ntiles));
-    UFUNC_CHECK_LAUNCH("elementwise_rows_kernel", s.get());
-  }
-  template <int V, int G, class Idx, class R, class F, class Outs, class... Ops, int NOPS>
-  static auto rows_kernel_for(const F&, const Outs&, const cuda::std::tuple<Ops...>&, const nd_plan<NOPS, Idx>&) {
-    return elementwise_rows_kernel<V, G, Idx, R, NOPS, F, Outs, Ops...>;
-  }
-
-  template <int E, class Idx, class R, int NOPS, class F, class Outs, class Ins>
-  static void launch_nd(const F& f, const Outs& outs, const Ins& ins, const nd_plan<NOPS, Idx>& plan, index_t n,
-                        bool out_flat, stream_ref s) {
-    const unsigned grid = grid_for(n, index_t(nd_tuning::block) * E);
-    elementwise_nd_kernel<E, Idx, R><<<grid, nd_tuning::block, 0, s.get()>>>(f, outs, ins, plan, n, out_flat);
-    UFUNC_CHECK_LAUNCH("elementwise_nd_kernel", s.get());
-  }
-#  endif
-};
-#endif
 
 /// Runs out_j = f(ins...)_j over `out_shape` on Target. `outs` holds output base
 /// pointers, `ins` in_ptr/in_value operands; `layouts` describes outputs then
@@ -159,6 +28,27 @@ void run_elementwise(const F& f, const shape& out_shape, const Outs& outs, const
   if (n == 0) return;
   const auto m = merge_layout<static_cast<int>(NOPS)>(out_shape, layouts);
   elementwise_backend<Target>::template run<R, static_cast<int>(NOPS)>(f, outs, ins, layouts, m, m.flat(layouts), n, s);
+}
+
+template <class T>
+struct cast_to {
+  template <class U>
+  UFUNC_HD T operator()(const U& v) const { return static_cast<T>(v); }
+};
+
+/// Every element of `dst` (the layout of the T elements at `p`) = value.
+template <class Target, class T>
+void fill_layout(T* p, const operand_layout& dst, T value, stream_ref s) {
+  run_elementwise<Target, T>(fill_value<T>{value}, dst.shp, cuda::std::make_tuple(p),
+                             cuda::std::tuple<>{}, std::array<operand_layout, 1>{dst}, s);
+}
+
+/// dst = OutT(src) elementwise, for the layouts of the elements at `d` and `x`
+/// (src has dst's shape or broadcasts to it).
+template <class Target, class OutT, class InT>
+void cast_layout(OutT* d, const operand_layout& dst, const InT* x, const operand_layout& src, stream_ref s) {
+  run_elementwise<Target, OutT>(cast_to<OutT>{}, dst.shp, cuda::std::make_tuple(d), cuda::std::make_tuple(in_ptr<InT>{x}),
+                                std::array<operand_layout, 2>{dst, src}, s);
 }
 
 }  // namespace ufunc::detail

@@ -26,6 +26,18 @@ struct operand_layout {
 };
 
 /// Dims and per-operand strides after broadcasting and merging; innermost last.
+/// The layout of a contiguous (row-major) array of shape `s` at `data`.
+inline operand_layout contiguous_layout(const void* data, std::size_t elem_size, const shape& s) {
+  operand_layout l;
+  l.is_array = true;
+  l.data = data;
+  l.elem_size = elem_size;
+  l.shp = s;
+  const auto cs = contiguous_strides(s);
+  std::copy(cs.begin(), cs.end(), l.strides.begin());
+  return l;
+}
+
 template <int NOPS>
 struct merged_layout {
   int ndim = 0;

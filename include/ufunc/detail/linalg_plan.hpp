@@ -14,7 +14,9 @@
 
 #include "../config.hpp"
 #include "../error.hpp"
+#include "../linalg_variants.hpp"
 #include "../shape.hpp"
+#include "../stream.hpp"
 #include "layout.hpp"
 
 namespace ufunc::detail {
@@ -276,18 +278,6 @@ inline copy_plan plan_copy(const operand_layout& dst, const operand_layout& src)
   return p;
 }
 
-/// The layout of a contiguous (row-major) array of shape `s` at `data`.
-inline operand_layout contiguous_layout(const void* data, std::size_t elem_size, const shape& s) {
-  operand_layout l;
-  l.is_array = true;
-  l.data = data;
-  l.elem_size = elem_size;
-  l.shp = s;
-  const auto cs = contiguous_strides(s);
-  std::copy(cs.begin(), cs.end(), l.strides.begin());
-  return l;
-}
-
 // ---------------------------------------------------------------------------
 // Element storage for copies: kernels move bytes, so every element type of a
 // given size and alignment shares one instantiation.
@@ -310,13 +300,9 @@ template <>
 struct word_of<8> {
   using type = std::uint64_t;
 };
-/// 16 bytes, 16-aligned (the CUDA uint4 layout, defined here so that host code needs no CUDA header).
-struct alignas(16) word16 {
-  std::uint32_t x, y, z, w;
-};
 template <>
 struct word_of<16> {
-  using type = word16;
+  using type = vec_reg<std::uint32_t, 4>;  // 16 bytes, 16-aligned: the CUDA uint4 layout
 };
 
 /// E bytes moved as words of A bytes (A = alignment, a power of two dividing E).
@@ -338,5 +324,50 @@ struct storage_select<E, A, false> {
 /// alignment (1, 2, 4, 8, 16 bytes), else a struct of alignment-sized words.
 template <class T>
 using storage_t = typename storage_select<sizeof(T), (alignof(T) < 16 ? alignof(T) : 16)>::type;
+
+// ---------------------------------------------------------------------------
+// Transpose axes (host-only shape logic)
+
+/// Validates `axes` as a permutation of x's dims (negative values count from
+/// the end, as in NumPy) and returns it normalised.
+inline std::vector<int> normalize_axes(const std::vector<int>& axes, const shape& s) {
+  const int nd = s.size();
+  std::vector<int> r;
+  std::vector<bool> seen(static_cast<std::size_t>(nd), false);
+  bool ok = static_cast<int>(axes.size()) == nd;
+  for (int a : axes) {
+    const int v = a < 0 ? a + nd : a;
+    if (!ok || v < 0 || v >= nd || seen[static_cast<std::size_t>(v)]) {
+      ok = false;
+      break;
+    }
+    seen[static_cast<std::size_t>(v)] = true;
+    r.push_back(v);
+  }
+  if (!ok) {
+    std::string list;
+    for (std::size_t i = 0; i < axes.size(); ++i) list += (i ? "," : "") + std::to_string(axes[i]);
+    throw shape_error("transpose: axes (" + list + ") are not a permutation of the " + std::to_string(nd) +
+                      " axes of an array of shape " + s.str());
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------
+// Registry entries: a variant and its launcher (see linalg.hpp).
+
+template <class T>
+using gemm_fn = void (*)(const gemm_args<T>&, stream_ref);
+using copy_fn = void (*)(const copy_args&, stream_ref);
+
+template <class T>
+struct matmul_impl {
+  matmul_variant variant;
+  gemm_fn<T> run;
+};
+struct transpose_impl {
+  transpose_variant variant;
+  copy_fn run;
+};
 
 }  // namespace ufunc::detail

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "../config.hpp"
+#include "cuda/launch.hpp"  // vec_reg
 
 // These helpers are host-device templates that also call host-only functors (a
 // plain lambda given to the host target); nvcc must not check that instantiation.
@@ -77,20 +78,6 @@ struct result_traits<cuda::std::pair<A, B>> {
   using type = cuda::std::tuple_element_t<J, cuda::std::pair<A, B>>;
   template <int J>
   static UFUNC_HD const type<J>& get(const cuda::std::pair<A, B>& r) { return cuda::std::get<J>(r); }
-};
-
-/// Alignment of V packed T: the largest power of two dividing their size, at most
-/// 16 (the widest access) and at least alignof(T).
-constexpr std::size_t vec_align(std::size_t bytes, std::size_t min_align) {
-  std::size_t a = 1;
-  while (a < 16 && bytes % (a * 2) == 0) a *= 2;
-  return a < min_align ? min_align : a;
-}
-
-/// A vector register of V elements, aligned so that one instruction moves it.
-template <class T, int V>
-struct alignas(vec_align(sizeof(T) * V, alignof(T))) vec_reg {
-  T v[V];
 };
 
 /// Writes result element `k` (of type R) to each output at `off`.

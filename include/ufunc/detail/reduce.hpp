@@ -1,420 +1,73 @@
-// Reduction dispatch: splits the broadcast input shape into kept and reduced
-// dims (host-only geometry), picks the engine (CUB device-wide reduction for one
-// output, the row or the column kernel for many, the host engine on the host
-// target), sizes temporaries and splits, and launches on the caller's stream.
+// Reduction dispatch: the geometry of a call (reduce_geometry.hpp), the element
+// sources (reduce_source.hpp) and the target's engine, reduce_backend<Target>:
+// host/reduce.hpp (OpenMP) or cuda/reduce.hpp (CUB and the row/column kernels).
+// A reduction calls reduce_backend<Target>::run (K outputs into memory) or
+// ::to_host (one output returned as a value). Here: what each kind of reduction
+// (plain, mean, argmin/argmax) accumulates and how it finishes.
 #pragma once
 
-#include <algorithm>
-#include <array>
-#include <climits>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
-#include <vector>
 
-#include "../error.hpp"
-#include "../shape.hpp"
-#include "../stream.hpp"
-#include "cuda/launch.hpp"
 #include "host/reduce.hpp"
-#include "layout.hpp"
-#include "memory.hpp"
+#include "reduce_geometry.hpp"
 #include "reduce_source.hpp"
 
-#if defined(UFUNC_BACKEND_CUDA) && defined(__CUDACC__)
-#  include "kernels/reduce_all.cuh"
-#  include "kernels/reduce_columns.cuh"
-#  include "kernels/reduce_rows.cuh"
-#  include "kernels/reduce_warps.cuh"
+#if defined(UFUNC_BACKEND_CUDA)
+#  include "cuda/reduce.hpp"
 #endif
 
 namespace ufunc::detail {
 
-/// Which dims of `s` are reduced, from a list of axes (negative counts from the
-/// end) or all of them. Throws shape_error for an axis out of range or repeated.
-inline std::array<bool, max_rank> axis_mask(const shape& s, const std::vector<int>* axes, const char* name) {
-  std::array<bool, max_rank> m{};
-  if (!axes) {
-    for (int d = 0; d < s.size(); ++d) m[static_cast<std::size_t>(d)] = true;
-    return m;
-  }
-  for (int a : *axes) {
-    const int ax = a < 0 ? a + s.size() : a;
-    if (ax < 0 || ax >= s.size())
-      throw shape_error(std::string(name) + ": axis " + std::to_string(a) + " is out of range for shape " + s.str() +
-                        " (" + std::to_string(s.size()) + " dims)");
-    if (m[static_cast<std::size_t>(ax)])
-      throw shape_error(std::string(name) + ": axis " + std::to_string(a) + " is given twice for shape " + s.str());
-    m[static_cast<std::size_t>(ax)] = true;
-  }
-  return m;
-}
-
-/// The reduction's shape: K outputs of R elements each; kept and reduced dims,
-/// each merged like an elementwise layout, with every input's strides.
-template <std::size_t NIN>
-struct reduce_geometry {
-  shape result;  // with keepdims, reduced dims stay as size 1
-  index_t K = 1, R = 1;
-  merged_layout<static_cast<int>(NIN)> kept, red;
-  /// The first array input's reduced elements are closer together in memory than
-  /// its neighbouring outputs: reduce along rows (else along columns).
-  bool rows_like = true;
+struct identity_map {
+  template <class T>
+  UFUNC_HD constexpr T operator()(const T& v) const { return v; }
 };
 
-template <std::size_t NIN>
-reduce_geometry<NIN> make_geometry(const shape& full, const std::array<bool, max_rank>& mask, bool keepdims,
-                                   const std::array<operand_layout, NIN>& ins) {
-  constexpr int N = static_cast<int>(NIN);
-  reduce_geometry<NIN> g;
-  std::vector<index_t> kdims, rdims, res;
-  std::array<operand_layout, NIN> kops{}, rops{};
-  for (std::size_t k = 0; k < NIN; ++k) kops[k].is_array = rops[k].is_array = ins[k].is_array;
-  for (int d = 0; d < full.size(); ++d) {
-    const bool red = mask[static_cast<std::size_t>(d)];
-    const std::size_t slot = red ? rdims.size() : kdims.size();
-    for (std::size_t k = 0; k < NIN; ++k) {
-      const auto& op = ins[k];
-      index_t st = 0;
-      if (op.is_array) {
-        const int od = d - (full.size() - op.shp.size());  // right-aligned source dim
-        if (od >= 0 && op.shp[od] != 1) st = op.strides[static_cast<std::size_t>(od)];
-      }
-      (red ? rops : kops)[k].strides[slot] = st;
-    }
-    (red ? rdims : kdims).push_back(full[d]);
-    if (!red || keepdims) res.push_back(red ? 1 : full[d]);
-  }
-  const shape ks(kdims), rs(rdims);
-  for (std::size_t k = 0; k < NIN; ++k) {
-    kops[k].shp = ks;
-    rops[k].shp = rs;
-  }
-  g.result = shape(res);
-  g.K = ks.count();
-  g.R = rs.count();
-  g.kept = merge_layout<N>(ks, kops);
-  g.red = merge_layout<N>(rs, rops);
-  for (std::size_t k = 0; k < NIN; ++k)
-    if (ins[k].is_array) {
-      auto inner = [&](const merged_layout<N>& m) {
-        if (m.ndim == 0) return INT64_MAX;
-        const index_t s = m.strides[k][static_cast<std::size_t>(m.ndim - 1)];
-        return s < 0 ? -s : s;
-      };
-      g.rows_like = inner(g.red) <= inner(g.kept);
-      break;
-    }
-  return g;
-}
-
-template <class Target>
-struct reduce_backend;
-
-template <>
-struct reduce_backend<target::host> {
-  /// out[0..K) = the K reductions (R >= 1).
-  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
-  static void run(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
-                  const Fin& fin, Res* out, stream_ref) {
-    host::reduce(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out);
-  }
-  /// The single reduction (K == 1) returned to the caller.
-  template <class Res, bool HasInit, class Src, class Acc, class Op, class Fin, std::size_t NIN>
-  static Res to_host(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
-                     const Fin& fin, stream_ref s) {
-    Res r{};
-    run<HasInit>(src, g, op, init, fin, &r, s);
-    return r;
-  }
+/// How the starting value is chosen: the op's identity when it has one, none at
+/// all (NumPy's np.min: an empty input is an error), or the user's value.
+struct default_init {};
+struct no_init {};
+template <class T>
+struct given_init {
+  T value;
 };
 
-#if defined(UFUNC_BACKEND_CUDA)
-/// Device memory for calls that synchronise before they return (a reduction to a
-/// host scalar): kept per thread and device and reused, so such a call costs no
-/// allocation; plus a pinned host slot for the result's copy.
-class reduce_scratch {
- public:
-  static reduce_scratch& get() {
-    thread_local std::array<reduce_scratch, 64> per_device;
-    int dev = 0;
-    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
-    return per_device.at(static_cast<std::size_t>(dev));
-  }
-  void* device(std::size_t bytes, stream_ref s) {
-    if (bytes > bytes_) {
-      memory<target::cuda>::deallocate(dev_, s);  // its last user synchronised
-      dev_ = nullptr;
-      bytes_ = 0;
-      const std::size_t want = std::max<std::size_t>(bytes, 1 << 16);
-      dev_ = memory<target::cuda>::allocate(want, s);
-      bytes_ = want;
-    }
-    return dev_;
-  }
-  void* pinned() {
-    if (!host_) UFUNC_CUDA_CHECK(cudaMallocHost(&host_, 256));
-    return host_;
-  }
-  reduce_scratch() = default;
-  reduce_scratch(const reduce_scratch&) = delete;
-  reduce_scratch& operator=(const reduce_scratch&) = delete;
-  ~reduce_scratch() {
-    memory<target::cuda>::deallocate(dev_, {});
-    if (host_ && cudaFreeHost(host_) != cudaSuccess) (void)cudaGetLastError();  // at teardown
-  }
+/// What a reducer computes from the mapped elements.
+struct plain_kind {};
+struct mean_kind {};
+template <bool Max>
+struct arg_kind {};
 
- private:
-  void* dev_ = nullptr;
-  std::size_t bytes_ = 0;
-  void* host_ = nullptr;
+template <class Kind, class AccOverride, class Op, class M>
+struct kind_traits {  // plain: accumulate op's result type (or the override)
+  using acc = std::conditional_t<std::is_void_v<AccOverride>, std::decay_t<std::invoke_result_t<const Op&, M, M>>,
+                                 AccOverride>;
+  using lift = lift_cast<acc>;
+  using op = Op;
+  using fin = finish_same;
+  static op make_op(const Op& o) { return o; }
+  static fin make_fin(index_t) { return {}; }
 };
-
-/// Stream-ordered device temporary, freed (stream-ordered) on scope exit.
-class device_temp {
- public:
-  device_temp(std::size_t bytes, stream_ref s) : p_(memory<target::cuda>::allocate(bytes, s)), s_(s) {}
-  ~device_temp() { memory<target::cuda>::deallocate(p_, s_); }
-  device_temp(const device_temp&) = delete;
-  device_temp& operator=(const device_temp&) = delete;
-  void* get() const { return p_; }
-
- private:
-  void* p_;
-  stream_ref s_;
+template <class AccOverride, class Op, class M>
+struct kind_traits<mean_kind, AccOverride, Op, M> {
+  // Floating input accumulates in its own type (at least float); integers in double.
+  using acc = std::conditional_t<!std::is_void_v<AccOverride>, AccOverride,
+                                 std::conditional_t<std::is_floating_point_v<M>,
+                                                    std::conditional_t<(sizeof(M) < sizeof(float)), float, M>, double>>;
+  using lift = lift_cast<acc>;
+  using op = plus;
+  using fin = finish_mean<acc>;
+  static op make_op(const Op&) { return {}; }
+  static fin make_fin(index_t r) { return {r}; }
 };
-
-/// Bytes reserved in front of CUB's temporary storage for one result.
-inline constexpr std::size_t result_slot = 256;
-
-template <>
-struct reduce_backend<target::cuda> {
-  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
-  static void run(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
-                  const Fin& fin, Res* out, stream_ref s) {
-#  if defined(__CUDACC__)
-    if constexpr (Src::contiguous_candidate || Src::indexed_candidate)
-      if (g.K == 1 && pointer_path(g)) {
-        run_all<HasInit>(src, g, op, init, fin, out, s, nullptr);
-        return;
-      }
-    run_split(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out, s);
-#  else
-    (void)src, (void)g, (void)op, (void)init, (void)fin, (void)out, (void)s;
-    cuda_launch::require_nvcc<Src>();
-#  endif
-  }
-
-  /// The single reduction (K == 1) returned to the caller: the result (and CUB's
-  /// temporaries) live in the per-thread scratch block, the value comes back
-  /// through pinned memory, and the stream is synchronised.
-  template <class Res, bool HasInit, class Src, class Acc, class Op, class Fin, std::size_t NIN>
-  static Res to_host(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
-                     const Fin& fin, stream_ref s) {
-#  if defined(__CUDACC__)
-    static_assert(sizeof(Res) <= result_slot);
-    auto& scratch = reduce_scratch::get();
-    bool done = false;
-    if constexpr (Src::contiguous_candidate || Src::indexed_candidate)
-      if (pointer_path(g)) {
-        run_all<HasInit>(src, g, op, init, fin, static_cast<Res*>(nullptr), s, &scratch);
-        done = true;
-      }
-    if constexpr (Src::dense) {
-      if (!done) throw std::logic_error("ufunc internal error: a dense whole-array reduction has a strided layout");
-    } else if (!done) {
-      // Strided, several inputs or an index-using map: the row kernels (one
-      // output, its range split over the GPU, then a pass over the partials).
-      Res* slot = static_cast<Res*>(scratch.device(result_slot, s));
-      run_split(src, 1, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, slot, s);
-      UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch.pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
-    }
-    UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
-    return *static_cast<const Res*>(scratch.pinned());
-#  else
-    (void)src, (void)g, (void)op, (void)init, (void)fin, (void)s;
-    cuda_launch::require_nvcc<Src>();
-    return Res{};
-#  endif
-  }
-
-#  if defined(__CUDACC__)
-  /// A whole reduction whose single input is contiguous: CUB reads it through a
-  /// plain pointer.
-  template <std::size_t NIN>
-  static bool pointer_path(const reduce_geometry<NIN>& g) {
-    return g.red.ndim == 0 || (g.red.ndim == 1 && g.red.strides[0][0] == 1);
-  }
-
-  /// One output of a contiguous input (pointer_path): CUB, with vectorised loads
-  /// (argmin/argmax: through element indices, which CUB ran 5% faster than the row
-  /// kernels). Other whole reductions take the row kernels (run_split with K = 1),
-  /// so each call site instantiates CUB once (for its two offset widths).
-  /// With `scratch`, the result goes to the start of the scratch block and is
-  /// copied to its pinned slot (`out` is unused).
-  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
-  static void run_all(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
-                      const Fin& fin, Res* out, stream_ref s, reduce_scratch* scratch) {
-    static_assert(Src::contiguous_candidate || Src::indexed_candidate);
-    auto launch = [&](auto in, const auto& xform) {
-      std::size_t bytes = 0;
-      UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, g.R, op, init, fin, out, s.get())));
-      if (scratch) {
-        char* base = static_cast<char*>(scratch->device(result_slot + bytes, s));
-        Res* slot = reinterpret_cast<Res*>(base);
-        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(base + result_slot, bytes, in, xform, g.R, op, init, fin, slot,
-                                                  s.get())));
-        UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch->pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
-      } else {
-        device_temp t(bytes, s);
-        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(t.get(), bytes, in, xform, g.R, op, init, fin, out, s.get())));
-      }
-    };
-    if constexpr (Src::contiguous_candidate)
-      launch(src.first_pointer(), map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift});
-    else
-      launch(thrust::counting_iterator<index_t>(0), source_at<Src>{src, src.base(0)});
-  }
-
-  /// Where a row/column kernel puts an output's accumulated value: finished into
-  /// `out`, or (the first pass of a split) as a partial at its item index. One
-  /// type for both, chosen at run time, so each kernel is instantiated once per
-  /// call site rather than once per store (a branch per output costs nothing).
-  template <class Tail, class Res, class Acc>
-  struct store_result {
-    Tail tail;
-    Res* out;
-    Acc* partial;  // non-null: store partials
-    __device__ void operator()(index_t item, index_t o, const Acc& a) const {
-      if (partial)
-        partial[item] = a;
-      else
-        out[o] = static_cast<Res>(tail(a));
-    }
-  };
-
-  /// Many outputs: a kernel by layout: adjacent reduced elements take a block per
-  /// output (long rows) or a group of lanes per output (a warp, or 4 or 2 lanes
-  /// for short rows; rows up to warps max_row), adjacent
-  /// outputs the column kernel (threads holding neighbouring outputs, a block's
-  /// threads splitting the rows into runs; also very short rows, whose threads then
-  /// read neighbouring runs). When that cannot fill the GPU the reduced range is
-  /// split, partial results go to a temporary and a second pass (columns over the
-  /// partials) finishes them.
-  template <class Src, class Acc, class Op, class Tail, class Res>
-  static void run_split(const Src& src, index_t K, index_t R, bool rows_like, const acc_op<Acc, Op>& op,
-                        const Tail& tail, Res* out, stream_ref s) {
-    enum { block_rows, warp_rows, columns } kind = columns;
-    // The second pass over a split's partials (columns of K accumulators, a few
-    // MB at most) is one unsplit column pass: its other kernels are never
-    // instantiated, which halves a call site's kernels.
-    if (!Src::is_partial && rows_like && R > 8) kind = R <= warps_reduce_tuning::max_row ? warp_rows : block_rows;
-    // 16-byte loads when the layout allows (one array input, aligned, contiguous).
-    // The column kernel holds V accumulators per thread (and a block's worth in
-    // shared memory): narrower loads where V * sizeof(Acc) would pass 64 bytes.
-    constexpr int VW = Src::vec_width;
-    constexpr int CVW = columns_reduce_tuning::vec_width<Acc>(VW);
-    const bool vec = (kind != columns && VW > 1 && src.vec_rows_ok(VW)) ||
-                     (kind == columns && CVW > 1 && src.vec_columns_ok(CVW));
-    const index_t V = vec ? (kind == columns ? CVW : VW) : 1;
-    const index_t sms = cuda_launch::sm_count();
-    index_t nchunks = 1;
-    int cbx = 0, cby = 0;  // the column kernel's block
-    int group = 32;        // the short-row kernel's lanes per output
-    if (kind == warp_rows) {
-      using tu = warps_reduce_tuning;
-      const index_t slots = (R + V - 1) / V;
-      group = tu::group_for(slots);
-      const index_t want = sms * 64 * (32 / group);  // resident groups
-      if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, slots / (group * tu::unroll)));
-    } else if (kind == block_rows) {
-      using tu = rows_reduce_tuning;
-      const index_t want = sms * 16;  // blocks that keep every SM busy
-      if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, R / (index_t(tu::block) * tu::unroll)));
-    } else {
-      using tu = columns_reduce_tuning;
-      // Rows per block (by) so that each thread reduces at least min_run rows, as
-      // wide in x as the block then allows but no wider than the outputs, with
-      // whole segments per warp row. Split the reduced range only if the threads
-      // cannot keep enough loads in flight (a split costs a second pass).
-      const int min_bx = vec ? tu::min_vec_bx : tu::min_scalar_bx;
-      const index_t cols = (K + V - 1) / V;
-      cby = 1;
-      while (cby * 2 <= tu::block / min_bx && index_t(cby) * 2 * tu::min_run <= R) cby *= 2;
-      cbx = tu::block / cby;
-      while (cbx > min_bx && cbx / 2 >= cols) cbx /= 2;
-      const index_t threads = (cols + cbx - 1) / cbx * cbx * cby;
-      const index_t per_thread = vec ? 16 * CVW / VW * tu::vec_unroll<Acc, CVW> : 4 * tu::unroll;  // bytes
-      const index_t want = sms * tu::bytes_in_flight_per_sm / per_thread;
-      if (threads < want && !Src::is_partial)
-        nchunks = std::clamp<index_t>(std::min(want / threads, R / (index_t(cby) * tu::min_run)), 1, 65535);
-    }
-    index_t chunk_len = (R + nchunks - 1) / nchunks;
-    if (kind != columns) chunk_len = (chunk_len + V - 1) / V * V;  // chunks start V-aligned
-    nchunks = (R + chunk_len - 1) / chunk_len;
-    auto launch = [&](const auto& store) {
-      if constexpr (Src::is_partial) {
-        using tu = columns_reduce_tuning;
-        const dim3 grid(static_cast<unsigned>((K + cbx - 1) / cbx), 1);
-        const dim3 block(static_cast<unsigned>(cbx), static_cast<unsigned>(cby));
-        reduce_columns_kernel<tu::block, tu::unroll, 1><<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
-        UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
-      } else if (kind == warp_rows) {
-        using tu = warps_reduce_tuning;
-        const index_t items = K * nchunks, per_block = tu::block / group;
-        const auto grid = static_cast<unsigned>(std::min<index_t>((items + per_block - 1) / per_block, INT_MAX));
-        if constexpr (VW > 1)
-          if (vec) {
-            reduce_warps_kernel<tu::block, tu::unroll, VW>
-                <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items, group);
-            UFUNC_CHECK_LAUNCH("reduce_warps_kernel", s.get());
-            return;
-          }
-        reduce_warps_kernel<tu::block, tu::unroll, 1>
-            <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items, group);
-        UFUNC_CHECK_LAUNCH("reduce_warps_kernel", s.get());
-      } else if (kind == block_rows) {
-        using tu = rows_reduce_tuning;
-        const index_t items = K * nchunks;
-        const auto grid = static_cast<unsigned>(std::min<index_t>(items, INT_MAX));
-        if constexpr (VW > 1)
-          if (vec) {
-            reduce_rows_kernel<tu::block, tu::vec_unroll, VW>
-                <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
-            UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
-            return;
-          }
-        reduce_rows_kernel<tu::block, tu::unroll, 1><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
-        UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
-      } else {
-        using tu = columns_reduce_tuning;
-        const dim3 grid(static_cast<unsigned>(((K + V - 1) / V + cbx - 1) / cbx), static_cast<unsigned>(nchunks));
-        const dim3 block(static_cast<unsigned>(cbx), static_cast<unsigned>(cby));
-        if constexpr (CVW > 1)
-          if (vec) {
-            reduce_columns_kernel<tu::block, tu::vec_unroll<Acc, CVW>, CVW>
-                <<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
-            UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
-            return;
-          }
-        reduce_columns_kernel<tu::block, tu::unroll, 1><<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
-        UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
-      }
-    };
-    using store_t = store_result<Tail, Res, Acc>;
-    if (nchunks == 1) {
-      launch(store_t{tail, out, nullptr});
-      return;
-    }
-    if constexpr (!Src::is_partial) {
-      device_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
-      Acc* p = static_cast<Acc*>(partials.get());
-      launch(store_t{tail, out, p});
-      run_split(partial_source<Acc>{p, K}, K, nchunks, false, op, tail, out, s);
-    }
-  }
-#  endif
+template <bool Max, class AccOverride, class Op, class M>
+struct kind_traits<arg_kind<Max>, AccOverride, Op, M> {
+  using acc = arg_acc<M>;
+  using lift = lift_arg<M>;
+  using op = arg_pick<M, Max>;
+  using fin = finish_index;
+  static op make_op(const Op&) { return {}; }
+  static fin make_fin(index_t) { return {}; }
 };
-#endif
 
 }  // namespace ufunc::detail

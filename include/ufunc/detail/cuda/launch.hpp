@@ -1,7 +1,8 @@
 // Launch utilities every CUDA launcher shares: device attributes read once per
-// device and cached (thread-safe), grid sizing, and the alignment test for
-// vector accesses, and the one "must be compiled by nvcc" check. Host code; the
-// device queries exist in CUDA-backend builds only.
+// device and cached (thread-safe), grid sizing, the alignment test and the
+// register type for vector accesses, and the one "must be compiled by nvcc"
+// check. Host code (the register type is host-device); the device queries exist
+// in CUDA-backend builds only.
 #pragma once
 
 #include <algorithm>
@@ -64,3 +65,21 @@ constexpr void require_nvcc() {
 inline bool is_aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
 }  // namespace ufunc::detail::cuda_launch
+
+namespace ufunc::detail {
+
+/// Alignment of V packed T: the largest power of two dividing their size, at most
+/// 16 (the widest access) and at least alignof(T).
+constexpr std::size_t vec_align(std::size_t bytes, std::size_t min_align) {
+  std::size_t a = 1;
+  while (a < 16 && bytes % (a * 2) == 0) a *= 2;
+  return a < min_align ? min_align : a;
+}
+
+/// A vector register of V elements, aligned so that one instruction moves it.
+template <class T, int V>
+struct alignas(vec_align(sizeof(T) * V, alignof(T))) vec_reg {
+  T v[V];
+};
+
+}  // namespace ufunc::detail

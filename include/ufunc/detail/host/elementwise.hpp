@@ -2,9 +2,10 @@
 // kernels, run over chunks of the result on the OpenMP threads.
 #pragma once
 
-
 #include <algorithm>
+#include <array>
 
+#include "../../stream.hpp"
 #include "../layout.hpp"
 #include "../operand.hpp"
 #include "parallel.hpp"
@@ -71,3 +72,22 @@ void nd(const F& f, const Outs& outs, const Ins& ins, const merged_layout<NOPS>&
 }
 
 }  // namespace ufunc::detail::host
+
+namespace ufunc::detail {
+
+template <class Target>
+struct elementwise_backend;
+
+template <>
+struct elementwise_backend<target::host> {
+  template <class R, int NOPS, class F, class Outs, class Ins>
+  static void run(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>&,
+                  const merged_layout<NOPS>& m, bool is_flat, index_t n, stream_ref) {
+    if (is_flat)
+      host::flat<R>(f, outs, ins, n);
+    else
+      host::nd<R>(f, outs, ins, m, n);
+  }
+};
+
+}  // namespace ufunc::detail

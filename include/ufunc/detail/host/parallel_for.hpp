@@ -6,7 +6,6 @@
 // caller's thread.
 #pragma once
 
-
 #include <omp.h>
 
 #include <algorithm>
@@ -16,6 +15,8 @@
 #include <mutex>
 
 #include "../../config.hpp"
+#include "../../launch_config.hpp"
+#include "../../stream.hpp"
 #include "parallel.hpp"
 
 namespace ufunc::detail::host {
@@ -88,3 +89,19 @@ void parallel_for(const F& f, const index_t* dims, index_t n) {
 }
 
 }  // namespace ufunc::detail::host
+
+namespace ufunc::detail {
+
+template <class Target>
+struct parallel_for_backend;
+
+template <>
+struct parallel_for_backend<target::host> {
+  // The host schedules its own chunks; a launch configuration only has to be valid.
+  template <int R, class F>
+  static void run(const F& f, const std::array<index_t, 3>& dims, index_t n, checked_launch, stream_ref) {
+    host::parallel_for<R>(f, dims.data(), n);
+  }
+};
+
+}  // namespace ufunc::detail

@@ -3,10 +3,11 @@
 // pairwise (tree) order within each output, so rounding error grows like log N.
 #pragma once
 
-
 #include <algorithm>
 #include <memory>
 
+#include "../../stream.hpp"
+#include "../reduce_geometry.hpp"
 #include "../reduce_source.hpp"
 #include "elementwise.hpp"
 #include "parallel.hpp"
@@ -70,3 +71,28 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
 }
 
 }  // namespace ufunc::detail::host
+
+namespace ufunc::detail {
+
+template <class Target>
+struct reduce_backend;
+
+template <>
+struct reduce_backend<target::host> {
+  /// out[0..K) = the K reductions (R >= 1).
+  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
+  static void run(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
+                  const Fin& fin, Res* out, stream_ref) {
+    host::reduce(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out);
+  }
+  /// The single reduction (K == 1) returned to the caller.
+  template <class Res, bool HasInit, class Src, class Acc, class Op, class Fin, std::size_t NIN>
+  static Res to_host(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
+                     const Fin& fin, stream_ref s) {
+    Res r{};
+    run<HasInit>(src, g, op, init, fin, &r, s);
+    return r;
+  }
+};
+
+}  // namespace ufunc::detail

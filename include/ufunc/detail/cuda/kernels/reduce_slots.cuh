@@ -2,7 +2,7 @@
 // one output's reduced range, read in slots of V adjacent elements.
 #pragma once
 
-#include "../reduce_source.hpp"
+#include "../../reduce_source.hpp"
 
 namespace ufunc::detail {
 

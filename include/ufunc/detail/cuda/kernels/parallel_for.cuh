@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "../../config.hpp"
+#include "../../../config.hpp"
 
 namespace ufunc::detail {
 

@@ -6,7 +6,7 @@
 // sides are coalesced.
 #pragma once
 
-#include "../linalg_plan.hpp"
+#include "../../linalg_plan.hpp"
 #include "linalg_common.cuh"
 
 namespace ufunc::detail {

@@ -26,7 +26,7 @@
 //    order (deterministic results).
 #pragma once
 
-#include "../linalg_plan.hpp"
+#include "../../linalg_plan.hpp"
 #include "linalg_common.cuh"
 #include "matmul_splitk_reduce.cuh"
 
@@ -78,8 +78,8 @@ struct matmul_optimized_tuning<double> {
 
 /// One read-only 16-byte load of N packed elements.
 template <class T, int N>
-__device__ __forceinline__ packed<T, N> ldg_packed(const packed<T, N>* p) {
-  packed<T, N> r;
+__device__ __forceinline__ vec_reg<T, N> ldg_vec(const vec_reg<T, N>* p) {
+  vec_reg<T, N> r;
   if constexpr (sizeof(T) == 4 && N == 4) {
     const float4 v = __ldg(reinterpret_cast<const float4*>(p));
     std::memcpy(&r, &v, 16);
@@ -98,7 +98,7 @@ template <bool Vec, class T, int N>
 __device__ __forceinline__ void load_chunk(T (&r)[N], const T* p, int valid) {
   if (valid >= N) {
     if constexpr (Vec) {
-      const auto v = ldg_packed(reinterpret_cast<const packed<T, N>*>(p));
+      const auto v = ldg_vec(reinterpret_cast<const vec_reg<T, N>*>(p));
 #pragma unroll
       for (int e = 0; e < N; ++e) r[e] = v.v[e];
     } else {
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
   constexpr int LA = Cfg::a_chunks, LB = Cfg::b_chunks;
   __shared__ __align__(16) T as[2][BK][BM + Cfg::pad_a];  // (BK, BM) per buffer: A transposed
   __shared__ __align__(16) T bs[2][BK][BN];               // (BK, BN) per buffer
-  using quad = packed<T, 4>;
+  using quad = vec_reg<T, 4>;
 
   const int tid = static_cast<int>(threadIdx.x);
 
@@ -215,10 +215,10 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::min_blocks)
         for (int e = 0; e < V; ++e) sa[a_st[u] + e * (BM + Cfg::pad_a)] = ra[u][e];
 #pragma unroll
       for (int u = 0; u < LB; ++u) {
-        packed<T, V> v;
+        vec_reg<T, V> v;
 #pragma unroll
         for (int e = 0; e < V; ++e) v.v[e] = rb[u][e];
-        *reinterpret_cast<packed<T, V>*>(sb + b_st[u]) = v;
+        *reinterpret_cast<vec_reg<T, V>*>(sb + b_st[u]) = v;
       }
     };
     T fa[2][TM], fb[2][TN];

@@ -4,8 +4,8 @@
 // fill the GPU (C is small), one thread per element of C.
 #pragma once
 
-#include "../linalg_plan.hpp"
-#include "../memory.hpp"
+#include "../../linalg_plan.hpp"
+#include "../../memory.hpp"
 #include "linalg_common.cuh"
 
 namespace ufunc::detail {

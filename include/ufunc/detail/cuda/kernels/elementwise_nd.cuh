@@ -4,7 +4,7 @@
 // adding strides, recomputing only when it crosses into the next row.
 #pragma once
 
-#include "../operand.hpp"
+#include "../../operand.hpp"
 
 namespace ufunc::detail {
 

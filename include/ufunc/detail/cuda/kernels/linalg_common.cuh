@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "../../config.hpp"
-#include "../../error.hpp"
-#include "../../stream.hpp"
-#include "../cuda/launch.hpp"
+#include "../../../config.hpp"
+#include "../../../error.hpp"
+#include "../../../stream.hpp"
+#include "../launch.hpp"
 
 namespace ufunc::detail {
 
@@ -24,12 +24,6 @@ UFUNC_HD inline index_t imin(index_t a, index_t b) { return a < b ? a : b; }
 UFUNC_HD inline index_t imax(index_t a, index_t b) { return a > b ? a : b; }
 UFUNC_HD inline int imin32(int a, int b) { return a < b ? a : b; }
 UFUNC_HD inline int imax32(int a, int b) { return a > b ? a : b; }
-
-/// N elements of T packed for one access of sizeof(T) * N bytes.
-template <class T, int N>
-struct alignas(sizeof(T) * N >= 16 ? 16 : sizeof(T) * N) packed {
-  T v[N];
-};
 
 using cuda_launch::is_aligned;
 

@@ -14,7 +14,7 @@
 // matrix edge.
 #pragma once
 
-#include "../linalg_plan.hpp"
+#include "../../linalg_plan.hpp"
 #include "linalg_common.cuh"
 
 namespace ufunc::detail {

@@ -13,7 +13,7 @@
 
 #include <algorithm>
 
-#include "../reduce_source.hpp"
+#include "../../reduce_source.hpp"
 
 namespace ufunc::detail {
 

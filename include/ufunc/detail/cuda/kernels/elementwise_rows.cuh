@@ -8,7 +8,7 @@
 // a group of V results costs about one instruction per operand.
 #pragma once
 
-#include "../operand.hpp"
+#include "../../operand.hpp"
 
 namespace ufunc::detail {
 

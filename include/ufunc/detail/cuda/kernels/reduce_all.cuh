@@ -13,7 +13,7 @@
 #include <climits>
 #include <type_traits>
 
-#include "../reduce_source.hpp"
+#include "../../reduce_source.hpp"
 
 namespace ufunc::detail {
 

@@ -6,7 +6,7 @@
 // zero-filled, so every size is correct (the seed assumed multiples of 16).
 #pragma once
 
-#include "../linalg_plan.hpp"
+#include "../../linalg_plan.hpp"
 #include "linalg_common.cuh"
 
 namespace ufunc::detail {

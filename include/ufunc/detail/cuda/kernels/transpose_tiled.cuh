@@ -5,7 +5,7 @@
 // seed assumed multiples of 32).
 #pragma once
 
-#include "../linalg_plan.hpp"
+#include "../../linalg_plan.hpp"
 #include "linalg_common.cuh"
 
 namespace ufunc::detail {

@@ -5,7 +5,7 @@
 // (no per-lane copies), which keeps registers low and occupancy high.
 #pragma once
 
-#include "../operand.hpp"
+#include "../../operand.hpp"
 
 namespace ufunc::detail {
 

@@ -5,7 +5,7 @@
 // `row < m and col < n` the wrong way round and had no batch support).
 #pragma once
 
-#include "../linalg_plan.hpp"
+#include "../../linalg_plan.hpp"
 #include "linalg_common.cuh"
 
 namespace ufunc::detail {

@@ -1,0 +1,49 @@
+// What a call argument is: an array (owning or a view), a host container, or a
+// scalar broadcast everywhere; its element type and the target whose memory holds
+// it. The front end (call.hpp) and `ufunc::out` classify arguments with these.
+#pragma once
+
+#include <type_traits>
+#include <vector>
+
+#include "../array.hpp"
+#include "../array_view.hpp"
+#include "../stream.hpp"
+
+namespace ufunc::detail {
+
+template <class A>
+struct arg_traits {  // anything else is a scalar, broadcast everywhere
+  static constexpr bool is_array = false, is_vector = false;
+  /// Contiguous and row-major by its type (an owning array): engines may skip
+  /// their strided paths, which then cost no compile time.
+  static constexpr bool is_dense = false;
+  using value_type = A;
+  using target_type = void;
+};
+template <class T, class Tg>
+struct arg_traits<array<T, Tg>> {
+  static constexpr bool is_array = true, is_vector = false, is_dense = true;
+  using value_type = T;
+  using target_type = Tg;
+};
+template <class T, class Tg>
+struct arg_traits<array_view<T, Tg>> {
+  static constexpr bool is_array = true, is_vector = false, is_dense = false;
+  using value_type = std::remove_const_t<T>;
+  using target_type = Tg;
+};
+template <class T, class Alloc>
+struct arg_traits<std::vector<T, Alloc>> {
+  static_assert(!std::is_same_v<T, bool>, "ufunc: std::vector<bool> has no contiguous storage; use std::vector<char>");
+  static constexpr bool is_array = false, is_vector = true, is_dense = false;
+  using value_type = T;
+  using target_type = target::host;
+};
+
+template <class A>
+struct is_view : std::false_type {};
+template <class T, class Tg>
+struct is_view<array_view<T, Tg>> : std::true_type {};
+
+}  // namespace ufunc::detail

@@ -1,0 +1,136 @@
+// CUDA backend of the elementwise engine: picks the kernel (flat, row tiles or
+// per-element N-d), the vector width and the index width for a planned call and
+// launches it on the caller's stream. Kernels in kernels/elementwise_*.cuh.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "../../stream.hpp"
+#include "../layout.hpp"
+#include "../operand.hpp"
+#include "launch.hpp"
+
+#if defined(__CUDACC__)
+#  include "kernels/elementwise_flat.cuh"
+#  include "kernels/elementwise_nd.cuh"
+#  include "kernels/elementwise_rows.cuh"
+#endif
+
+namespace ufunc::detail {
+
+constexpr bool is_pow2(std::size_t x) { return x && !(x & (x - 1)); }
+
+/// Element sizes of the outputs and of the array inputs, for choosing vector widths.
+template <class Outs, class Ins>
+struct access_sizes;
+template <class... O, class... Ops>
+struct access_sizes<cuda::std::tuple<O*...>, cuda::std::tuple<Ops...>> {
+  static constexpr std::size_t max_out = std::max({sizeof(O)...});
+  static constexpr std::size_t max_all =
+      std::max({max_out, (Ops::is_array ? sizeof(typename Ops::value_type) : std::size_t(1))...});
+  static constexpr bool pow2 = (is_pow2(sizeof(O)) && ...) && ((!Ops::is_array || is_pow2(sizeof(typename Ops::value_type))) && ...);
+  /// Flat path: elements per vector access, so the widest type moves 16 bytes.
+  static constexpr int flat_vec = (pow2 && max_all <= 16) ? static_cast<int>(16 / max_all) : 1;
+  /// N-d path: consecutive results per thread (one 16-byte store of the widest output).
+  static constexpr int nd_elems = (pow2 && max_out <= 16) ? static_cast<int>(std::min<std::size_t>(8, 16 / max_out)) : 1;
+};
+
+template <std::size_t N>
+bool aligned_to(const std::array<operand_layout, N>& ops, int lanes, int count = static_cast<int>(N)) {
+  for (int k = 0; k < count; ++k) {
+    const auto& op = ops[static_cast<std::size_t>(k)];
+    if (op.is_array && !cuda_launch::is_aligned(op.data, std::min<std::size_t>(16, op.elem_size * static_cast<std::size_t>(lanes))))
+      return false;
+  }
+  return true;
+}
+
+template <class Target>
+struct elementwise_backend;
+
+template <>
+struct elementwise_backend<target::cuda> {
+  template <class R, int NOPS, class F, class Outs, class Ins>
+  static void run(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& ops,
+                  const merged_layout<NOPS>& m, bool flat, index_t n, stream_ref s) {
+#if defined(__CUDACC__)
+    using sz = access_sizes<Outs, Ins>;
+    constexpr int NOUT = result_traits<R>::nout;
+    if (flat) {
+      if constexpr (sz::flat_vec > 1)
+        if (aligned_to(ops, sz::flat_vec)) return launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
+      return launch_flat<1, R>(f, outs, ins, n, s);
+    }
+    // N-d: long rows take the row-tiled kernel, short ones the per-element one;
+    // 32-bit index math whenever every index and offset fits.
+    const bool idx32 = fits_32bit(m, n);
+    if (m.dims[static_cast<std::size_t>(m.ndim - 1)] >= rows_tuning::min_inner) {
+      if (idx32)
+        launch_rows<std::uint32_t, R, NOPS>(f, outs, ins, ops, m, n, s);
+      else
+        launch_rows<std::uint64_t, R, NOPS>(f, outs, ins, ops, m, n, s);
+      return;
+    }
+    constexpr int E = sz::nd_elems;
+    bool out_flat = aligned_to(ops, E, NOUT);
+    for (int j = 0; j < NOUT; ++j) out_flat = out_flat && is_row_major(ops[static_cast<std::size_t>(j)].shp, ops[static_cast<std::size_t>(j)].strides.data());
+    if (idx32)
+      launch_nd<E, std::uint32_t, R>(f, outs, ins, make_plan<NOPS, std::uint32_t>(m), n, out_flat, s);
+    else
+      launch_nd<E, std::uint64_t, R>(f, outs, ins, make_plan<NOPS, std::uint64_t>(m), n, out_flat, s);
+#else
+    cuda_launch::require_nvcc<F>();
+#endif
+  }
+
+#if defined(__CUDACC__)
+  template <int V, class R, class F, class Outs, class Ins>
+  static void launch_flat(const F& f, const Outs& outs, const Ins& ins, index_t n, stream_ref s) {
+    constexpr int U = flat_tuning::unroll;
+    const unsigned grid = cuda_launch::grid_for(n / V, index_t(flat_tuning::block) * U);
+    elementwise_flat_kernel<V, U, R><<<grid, flat_tuning::block, 0, s.get()>>>(f, outs, ins, n);
+    UFUNC_CHECK_LAUNCH("elementwise_flat_kernel", s.get());
+  }
+
+  template <class Idx, class R, int NOPS, class F, class Outs, class Ins>
+  static void launch_rows(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& ops,
+                          const merged_layout<NOPS>& m, index_t n, stream_ref s) {
+    constexpr int V = access_sizes<Outs, Ins>::flat_vec;
+    constexpr int G = rows_tuning::groups;
+    const auto plan = make_plan<NOPS, Idx>(m);
+    const int last = m.ndim - 1;
+    walk_modes<NOPS> modes{};
+    for (int k = 0; k < NOPS; ++k) {
+      const auto& st = m.strides[static_cast<std::size_t>(k)];
+      const index_t step = st[static_cast<std::size_t>(last)];
+      bool vec_ok = step == 1 && aligned_to(std::array<operand_layout, 1>{ops[static_cast<std::size_t>(k)]}, V);
+      for (int d = 0; d < last && vec_ok; ++d) vec_ok = st[static_cast<std::size_t>(d)] % V == 0;
+      modes.m[k] = step == 0 ? walk::broadcast : (vec_ok ? walk::contiguous : walk::strided);
+    }
+    const index_t inner = m.dims[static_cast<std::size_t>(last)];
+    const index_t tile_cols = index_t(rows_tuning::block) * V * G;
+    const index_t tpr = (inner + tile_cols - 1) / tile_cols;
+    const index_t ntiles = n / inner * tpr;
+    auto kernel = rows_kernel_for<V, G, Idx, R>(f, outs, ins, plan);
+    kernel<<<cuda_launch::grid_for(ntiles, 1), rows_tuning::block, 0, s.get()>>>(
+        f, outs, ins, plan, modes, divider<Idx>(static_cast<Idx>(tpr)), static_cast<Idx>(ntiles));
+    UFUNC_CHECK_LAUNCH("elementwise_rows_kernel", s.get());
+  }
+  template <int V, int G, class Idx, class R, class F, class Outs, class... Ops, int NOPS>
+  static auto rows_kernel_for(const F&, const Outs&, const cuda::std::tuple<Ops...>&, const nd_plan<NOPS, Idx>&) {
+    return elementwise_rows_kernel<V, G, Idx, R, NOPS, F, Outs, Ops...>;
+  }
+
+  template <int E, class Idx, class R, int NOPS, class F, class Outs, class Ins>
+  static void launch_nd(const F& f, const Outs& outs, const Ins& ins, const nd_plan<NOPS, Idx>& plan, index_t n,
+                        bool out_flat, stream_ref s) {
+    const unsigned grid = cuda_launch::grid_for(n, index_t(nd_tuning::block) * E);
+    elementwise_nd_kernel<E, Idx, R><<<grid, nd_tuning::block, 0, s.get()>>>(f, outs, ins, plan, n, out_flat);
+    UFUNC_CHECK_LAUNCH("elementwise_nd_kernel", s.get());
+  }
+#endif
+};
+
+}  // namespace ufunc::detail

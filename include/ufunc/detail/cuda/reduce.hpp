@@ -1,0 +1,260 @@
+// CUDA backend of the reduction engine: CUB's device-wide reduction for one
+// output of a contiguous input; the row, short-row and column kernels for many
+// outputs (and for strided whole reductions), with a split of the reduced range
+// and a second pass when the outputs alone cannot fill the GPU.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <stdexcept>
+
+#include "../../error.hpp"
+#include "../../stream.hpp"
+#include "../reduce_geometry.hpp"
+#include "../reduce_source.hpp"
+#include "launch.hpp"
+#include "scratch.hpp"
+
+#if defined(__CUDACC__)
+#  include "kernels/reduce_all.cuh"
+#  include "kernels/reduce_columns.cuh"
+#  include "kernels/reduce_rows.cuh"
+#  include "kernels/reduce_warps.cuh"
+#endif
+
+namespace ufunc::detail {
+
+template <class Target>
+struct reduce_backend;
+
+template <>
+struct reduce_backend<target::cuda> {
+  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
+  static void run(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
+                  const Fin& fin, Res* out, stream_ref s) {
+#if defined(__CUDACC__)
+    if constexpr (Src::contiguous_candidate || Src::indexed_candidate)
+      if (g.K == 1 && pointer_path(g)) {
+        run_all<HasInit>(src, g, op, init, fin, out, s, nullptr);
+        return;
+      }
+    run_split(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out, s);
+#else
+    (void)src, (void)g, (void)op, (void)init, (void)fin, (void)out, (void)s;
+    cuda_launch::require_nvcc<Src>();
+#endif
+  }
+
+  /// The single reduction (K == 1) returned to the caller: the result (and CUB's
+  /// temporaries) live in the per-thread scratch block, the value comes back
+  /// through pinned memory, and the stream is synchronised.
+  template <class Res, bool HasInit, class Src, class Acc, class Op, class Fin, std::size_t NIN>
+  static Res to_host(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
+                     const Fin& fin, stream_ref s) {
+#if defined(__CUDACC__)
+    static_assert(sizeof(Res) <= result_slot);
+    auto& scratch = reduce_scratch::get();
+    bool done = false;
+    if constexpr (Src::contiguous_candidate || Src::indexed_candidate)
+      if (pointer_path(g)) {
+        run_all<HasInit>(src, g, op, init, fin, static_cast<Res*>(nullptr), s, &scratch);
+        done = true;
+      }
+    if constexpr (Src::dense) {
+      if (!done) throw std::logic_error("ufunc internal error: a dense whole-array reduction has a strided layout");
+    } else if (!done) {
+      // Strided, several inputs or an index-using map: the row kernels (one
+      // output, its range split over the GPU, then a pass over the partials).
+      Res* slot = static_cast<Res*>(scratch.device(result_slot, s));
+      run_split(src, 1, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, slot, s);
+      UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch.pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
+    }
+    UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+    return *static_cast<const Res*>(scratch.pinned());
+#else
+    (void)src, (void)g, (void)op, (void)init, (void)fin, (void)s;
+    cuda_launch::require_nvcc<Src>();
+    return Res{};
+#endif
+  }
+
+#if defined(__CUDACC__)
+  /// A whole reduction whose single input is contiguous: CUB reads it through a
+  /// plain pointer.
+  template <std::size_t NIN>
+  static bool pointer_path(const reduce_geometry<NIN>& g) {
+    return g.red.ndim == 0 || (g.red.ndim == 1 && g.red.strides[0][0] == 1);
+  }
+
+  /// One output of a contiguous input (pointer_path): CUB, with vectorised loads
+  /// (argmin/argmax: through element indices, which CUB ran 5% faster than the row
+  /// kernels). Other whole reductions take the row kernels (run_split with K = 1),
+  /// so each call site instantiates CUB once (for its two offset widths).
+  /// With `scratch`, the result goes to the start of the scratch block and is
+  /// copied to its pinned slot (`out` is unused).
+  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
+  static void run_all(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
+                      const Fin& fin, Res* out, stream_ref s, reduce_scratch* scratch) {
+    static_assert(Src::contiguous_candidate || Src::indexed_candidate);
+    auto launch = [&](auto in, const auto& xform) {
+      std::size_t bytes = 0;
+      UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, g.R, op, init, fin, out, s.get())));
+      if (scratch) {
+        char* base = static_cast<char*>(scratch->device(result_slot + bytes, s));
+        Res* slot = reinterpret_cast<Res*>(base);
+        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(base + result_slot, bytes, in, xform, g.R, op, init, fin, slot,
+                                                  s.get())));
+        UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch->pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
+      } else {
+        device_temp t(bytes, s);
+        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(t.get(), bytes, in, xform, g.R, op, init, fin, out, s.get())));
+      }
+    };
+    if constexpr (Src::contiguous_candidate)
+      launch(src.first_pointer(), map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift});
+    else
+      launch(thrust::counting_iterator<index_t>(0), source_at<Src>{src, src.base(0)});
+  }
+
+  /// Where a row/column kernel puts an output's accumulated value: finished into
+  /// `out`, or (the first pass of a split) as a partial at its item index. One
+  /// type for both, chosen at run time, so each kernel is instantiated once per
+  /// call site rather than once per store (a branch per output costs nothing).
+  template <class Tail, class Res, class Acc>
+  struct store_result {
+    Tail tail;
+    Res* out;
+    Acc* partial;  // non-null: store partials
+    __device__ void operator()(index_t item, index_t o, const Acc& a) const {
+      if (partial)
+        partial[item] = a;
+      else
+        out[o] = static_cast<Res>(tail(a));
+    }
+  };
+
+  /// Many outputs: a kernel by layout: adjacent reduced elements take a block per
+  /// output (long rows) or a group of lanes per output (a warp, or 4 or 2 lanes
+  /// for short rows; rows up to warps max_row), adjacent
+  /// outputs the column kernel (threads holding neighbouring outputs, a block's
+  /// threads splitting the rows into runs; also very short rows, whose threads then
+  /// read neighbouring runs). When that cannot fill the GPU the reduced range is
+  /// split, partial results go to a temporary and a second pass (columns over the
+  /// partials) finishes them.
+  template <class Src, class Acc, class Op, class Tail, class Res>
+  static void run_split(const Src& src, index_t K, index_t R, bool rows_like, const acc_op<Acc, Op>& op,
+                        const Tail& tail, Res* out, stream_ref s) {
+    enum { block_rows, warp_rows, columns } kind = columns;
+    // The second pass over a split's partials (columns of K accumulators, a few
+    // MB at most) is one unsplit column pass: its other kernels are never
+    // instantiated, which halves a call site's kernels.
+    if (!Src::is_partial && rows_like && R > 8) kind = R <= warps_reduce_tuning::max_row ? warp_rows : block_rows;
+    // 16-byte loads when the layout allows (one array input, aligned, contiguous).
+    // The column kernel holds V accumulators per thread (and a block's worth in
+    // shared memory): narrower loads where V * sizeof(Acc) would pass 64 bytes.
+    constexpr int VW = Src::vec_width;
+    constexpr int CVW = columns_reduce_tuning::vec_width<Acc>(VW);
+    const bool vec = (kind != columns && VW > 1 && src.vec_rows_ok(VW)) ||
+                     (kind == columns && CVW > 1 && src.vec_columns_ok(CVW));
+    const index_t V = vec ? (kind == columns ? CVW : VW) : 1;
+    const index_t sms = cuda_launch::sm_count();
+    index_t nchunks = 1;
+    int cbx = 0, cby = 0;  // the column kernel's block
+    int group = 32;        // the short-row kernel's lanes per output
+    if (kind == warp_rows) {
+      using tu = warps_reduce_tuning;
+      const index_t slots = (R + V - 1) / V;
+      group = tu::group_for(slots);
+      const index_t want = sms * 64 * (32 / group);  // resident groups
+      if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, slots / (group * tu::unroll)));
+    } else if (kind == block_rows) {
+      using tu = rows_reduce_tuning;
+      const index_t want = sms * 16;  // blocks that keep every SM busy
+      if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, R / (index_t(tu::block) * tu::unroll)));
+    } else {
+      using tu = columns_reduce_tuning;
+      // Rows per block (by) so that each thread reduces at least min_run rows, as
+      // wide in x as the block then allows but no wider than the outputs, with
+      // whole segments per warp row. Split the reduced range only if the threads
+      // cannot keep enough loads in flight (a split costs a second pass).
+      const int min_bx = vec ? tu::min_vec_bx : tu::min_scalar_bx;
+      const index_t cols = (K + V - 1) / V;
+      cby = 1;
+      while (cby * 2 <= tu::block / min_bx && index_t(cby) * 2 * tu::min_run <= R) cby *= 2;
+      cbx = tu::block / cby;
+      while (cbx > min_bx && cbx / 2 >= cols) cbx /= 2;
+      const index_t threads = (cols + cbx - 1) / cbx * cbx * cby;
+      const index_t per_thread = vec ? 16 * CVW / VW * tu::vec_unroll<Acc, CVW> : 4 * tu::unroll;  // bytes
+      const index_t want = sms * tu::bytes_in_flight_per_sm / per_thread;
+      if (threads < want && !Src::is_partial)
+        nchunks = std::clamp<index_t>(std::min(want / threads, R / (index_t(cby) * tu::min_run)), 1, 65535);
+    }
+    index_t chunk_len = (R + nchunks - 1) / nchunks;
+    if (kind != columns) chunk_len = (chunk_len + V - 1) / V * V;  // chunks start V-aligned
+    nchunks = (R + chunk_len - 1) / chunk_len;
+    auto launch = [&](const auto& store) {
+      if constexpr (Src::is_partial) {
+        using tu = columns_reduce_tuning;
+        const dim3 grid(static_cast<unsigned>((K + cbx - 1) / cbx), 1);
+        const dim3 block(static_cast<unsigned>(cbx), static_cast<unsigned>(cby));
+        reduce_columns_kernel<tu::block, tu::unroll, 1><<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
+        UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
+      } else if (kind == warp_rows) {
+        using tu = warps_reduce_tuning;
+        const index_t items = K * nchunks, per_block = tu::block / group;
+        const auto grid = static_cast<unsigned>(std::min<index_t>((items + per_block - 1) / per_block, INT_MAX));
+        if constexpr (VW > 1)
+          if (vec) {
+            reduce_warps_kernel<tu::block, tu::unroll, VW>
+                <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items, group);
+            UFUNC_CHECK_LAUNCH("reduce_warps_kernel", s.get());
+            return;
+          }
+        reduce_warps_kernel<tu::block, tu::unroll, 1>
+            <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items, group);
+        UFUNC_CHECK_LAUNCH("reduce_warps_kernel", s.get());
+      } else if (kind == block_rows) {
+        using tu = rows_reduce_tuning;
+        const index_t items = K * nchunks;
+        const auto grid = static_cast<unsigned>(std::min<index_t>(items, INT_MAX));
+        if constexpr (VW > 1)
+          if (vec) {
+            reduce_rows_kernel<tu::block, tu::vec_unroll, VW>
+                <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
+            UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
+            return;
+          }
+        reduce_rows_kernel<tu::block, tu::unroll, 1><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
+        UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
+      } else {
+        using tu = columns_reduce_tuning;
+        const dim3 grid(static_cast<unsigned>(((K + V - 1) / V + cbx - 1) / cbx), static_cast<unsigned>(nchunks));
+        const dim3 block(static_cast<unsigned>(cbx), static_cast<unsigned>(cby));
+        if constexpr (CVW > 1)
+          if (vec) {
+            reduce_columns_kernel<tu::block, tu::vec_unroll<Acc, CVW>, CVW>
+                <<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
+            UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
+            return;
+          }
+        reduce_columns_kernel<tu::block, tu::unroll, 1><<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
+        UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
+      }
+    };
+    using store_t = store_result<Tail, Res, Acc>;
+    if (nchunks == 1) {
+      launch(store_t{tail, out, nullptr});
+      return;
+    }
+    if constexpr (!Src::is_partial) {
+      device_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
+      Acc* p = static_cast<Acc*>(partials.get());
+      launch(store_t{tail, out, p});
+      run_split(partial_source<Acc>{p, K}, K, nchunks, false, op, tail, out, s);
+    }
+  }
+#endif
+};
+
+}  // namespace ufunc::detail

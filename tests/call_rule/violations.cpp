@@ -1,0 +1,46 @@
+// Calls that break the one rule of trailing arguments (detail/call.hpp). Each
+// ctest test compiles this file with one CASE_* defined and passes only when the
+// compiler stops with the message that names the call. Host target: no nvcc.
+#include <ufunc/ufunc.hpp>
+
+using namespace ufunc;
+using H = target::host;
+
+int main() {
+  host_array<float> x(shape{4, 3}), y(shape{4, 3}), z(shape{4, 3});
+  stream_ref s;
+  auto f = vectorize<H>([](float a, float b) { return a + b; }, "add");
+  (void)f, (void)s, (void)y, (void)z;
+#if defined(CASE_UFUNC_TWO_STREAMS)
+  f(x, y, s, s);
+#elif defined(CASE_UFUNC_TWO_OUTS)
+  f(x, y, out(z), out(z));
+#elif defined(CASE_UFUNC_INPUT_AFTER_CONTROL)
+  f(x, out(z), y);
+#elif defined(CASE_UFUNC_AXIS)
+  f(x, y, axis(0));
+#elif defined(CASE_REDUCE_TWO_AXES)
+  sum(x, axis(0), axes{1});
+#elif defined(CASE_REDUCE_TWO_STREAMS)
+  sum(x, axis(0), s, s);
+#elif defined(CASE_REDUCE_TWO_KEEPDIMS)
+  sum(x, axis(0), keepdims, keepdims);
+#elif defined(CASE_REDUCE_VARIANT)
+  sum(x, matmul_variant::fastest);
+#elif defined(CASE_METHOD_TWO_STREAMS)
+  f.reduce(x, s, s);
+#elif defined(CASE_MATMUL_TWO_OUTS)
+  matmul(x, y, out(z), out(z));
+#elif defined(CASE_MATMUL_TWO_VARIANTS)
+  matmul(x, y, matmul_variant::blocked, matmul_variant::blocked);
+#elif defined(CASE_TRANSPOSE_TWO_STREAMS)
+  transpose(x, std::vector<int>{1, 0}, s, s);
+#elif defined(CASE_PARALLEL_FOR_TWO_STREAMS)
+  parallel_for<H>(4, [](std::size_t) {}, s, s);
+#elif defined(CASE_PARALLEL_FOR_TWO_CONFIGS)
+  parallel_for<H>(4, [](std::size_t) {}, launch_config{1, 32}, launch_config{1, 32});
+#elif defined(CASE_NONE)
+  f(x, y, out(z), s);  // the control case: a valid call compiles
+#endif
+  return 0;
+}
