@@ -3,7 +3,7 @@
 // elements per thread and grid sizes (full coverage vs a few waves of resident
 // blocks with a grid-stride loop), next to a device copy and a memset.
 #include <ufunc/ufunc.hpp>
-#include <ufunc/detail/kernels/elementwise_rows.cuh>
+#include <ufunc/detail/cuda/kernels/elementwise_rows.cuh>
 
 #include <algorithm>
 #include <cstdio>

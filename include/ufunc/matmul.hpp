@@ -4,20 +4,12 @@
 
 #include <tuple>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "array.hpp"
-#include "array_view.hpp"
-#include "config.hpp"
-#include "detail/call.hpp"
-#include "detail/linalg.hpp"
-#include "detail/linalg_plan.hpp"
-#include "error.hpp"
+#include "detail/call.hpp"     // arguments, controls, out checks
+#include "detail/linalg.hpp"   // registry, run_matmul, copy_view
 #include "linalg_variants.hpp"
-#include "out.hpp"
-#include "shape.hpp"
-#include "stream.hpp"
 
 namespace ufunc {
 
@@ -25,8 +17,7 @@ namespace ufunc {
 /// tiled, optimized; host: blocked). Tests and benchmarks iterate this list.
 template <class Target = target::device>
 std::vector<matmul_variant> matmul_variants() {
-  const auto& v = detail::linalg_registry<Target>::matmul_variants;
-  return {v.begin(), v.end()};
+  return detail::as_vector(detail::linalg_registry<Target>::matmul_variants);
 }
 
 namespace detail {
@@ -85,8 +76,7 @@ auto matmul(const A& a, const B& b, Rest&&... rest) {
   using Tg = typename types::target_type;
   detail::require_launchable<Tg>();
   using args = detail::call_args<detail::c_out | detail::c_stream | detail::c_matmul_variant, detail::bare_t<Rest>...>;
-  static_assert(args::nin == 0, "ufunc::matmul: after the two arrays come only ufunc::out(...), a ufunc::matmul_variant and a stream");
-  UFUNC_CHECK_CALL(args, "ufunc::matmul", "ufunc::out(...), a ufunc::matmul_variant and a stream");
+  UFUNC_CHECK_TRAILING(args, "ufunc::matmul", "ufunc::out(...), a ufunc::matmul_variant and a stream");
   const detail::controls ctl = detail::read_controls(rest...);
   const stream_ref s = ctl.stream;
   detail::check_variant<Tg>("matmul", ctl.mm_variant, detail::linalg_registry<Tg>::matmul_variants);
@@ -121,11 +111,7 @@ auto matmul(const A& a, const B& b, Rest&&... rest) {
   };
 
   if constexpr (std::tuple_size_v<decltype(outs)> == 1) {
-    auto c = std::get<0>(outs);
-    static_assert(std::is_same_v<typename decltype(c)::value_type, T>,
-                  "ufunc::matmul: out must have the operands' element type");
-    static_assert(std::is_same_v<typename decltype(c)::target_type, Tg>,
-                  "ufunc::matmul: out must live on the operands' target");
+    auto c = detail::exact_out<T, Tg>(outs);
     const auto lc = detail::layout_of(c);
     detail::check_exact_out("matmul", lc, ms.out, std::array<detail::operand_layout, 2>{la, lb});
     compute(lc);

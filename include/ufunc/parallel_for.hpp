@@ -47,9 +47,8 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
                 "ufunc::parallel_for: the function must take 1, 2 or 3 std::size_t indices, one per dimension of "
                 "the index space, e.g. [=] UFUNC_HD (std::size_t i, std::size_t j) { ... }");
   using args = call_args<c_stream | c_launch_config, bare_t<Ctl>...>;
-  static_assert(args::nin == 0, "ufunc::parallel_for: after the function come only a ufunc::launch_config and/or a stream "
-                                "(ufunc::stream, ufunc::stream_ref or cudaStream_t)");
-  UFUNC_CHECK_CALL(args, "ufunc::parallel_for", "a ufunc::launch_config and a stream");
+  UFUNC_CHECK_TRAILING(args, "ufunc::parallel_for",
+                       "a ufunc::launch_config and a stream (ufunc::stream, ufunc::stream_ref or cudaStream_t)");
   const int rank = space.size();
   if (rank < 1 || rank > 3)
     throw shape_error("parallel_for: the index space must have 1 to 3 dimensions, got " + space.str());

@@ -133,6 +133,7 @@ class reducer {
     const Src src{typename kt::lift{}, map_, ins, make_plan<static_cast<int>(nin), std::uint64_t>(g.kept),
                   make_plan<static_cast<int>(nin), std::uint64_t>(g.red)};
     using backend = reduce_backend<Target>;
+    const reduce_job<has_init, Src, Acc, UsedOp, Fin, nin> job{src, g, op, init, fin};
 
     auto fill_value = [&] { return static_cast<Res>(fin(init)); };
     // Generic, so that a call returning a host scalar does not instantiate the
@@ -143,7 +144,7 @@ class reducer {
         r = ufunc::full<Res, Target>(g.result, fill_value(), o.stream);
         return;
       }
-      backend::template run<has_init>(src, g, op, init, fin, r.data(), o.stream);
+      backend::run(job, r.data(), o.stream);
     };
 
     if constexpr (std::tuple_size_v<Outs> == 1) {
@@ -156,7 +157,7 @@ class reducer {
       check_overlap(name_, std::array<operand_layout, 1>{ol}, lay);
       using OutT = typename decltype(ov)::value_type;
       if (std::is_same_v<OutT, Res> && ol.shp.count() > 0 && ov.is_contiguous() && g.R > 0) {
-        backend::template run<has_init>(src, g, op, init, fin, reinterpret_cast<Res*>(ov.data()), o.stream);
+        backend::run(job, reinterpret_cast<Res*>(ov.data()), o.stream);
       } else if (g.K > 0) {
         array<Res, Target> tmp(g.result, o.stream);
         compute_into(tmp);
@@ -165,7 +166,7 @@ class reducer {
       return ov;
     } else if constexpr (Scalar) {
       if (g.R == 0) return fill_value();
-      return backend::template to_host<Res, has_init>(src, g, op, init, fin, o.stream);
+      return backend::template to_host<Res>(job, o.stream);
     } else {
       array<Res, Target> r(g.result, o.stream);
       compute_into(r);

@@ -3,32 +3,16 @@
 #pragma once
 
 #include <initializer_list>
-#include <string>
 #include <tuple>
-#include <type_traits>
 #include <vector>
 
 #include "array.hpp"
-#include "array_view.hpp"
-#include "config.hpp"
-#include "detail/call.hpp"
-#include "detail/linalg.hpp"
-#include "detail/linalg_plan.hpp"
-#include "error.hpp"
+#include "detail/call.hpp"         // arguments, controls, out checks
+#include "detail/linalg.hpp"       // registry, copy_view
+#include "detail/linalg_plan.hpp"  // normalize_axes
 #include "linalg_variants.hpp"
-#include "out.hpp"
-#include "shape.hpp"
-#include "stream.hpp"
 
 namespace ufunc {
-
-/// The transpose variants available on `Target`, slowest first (CUDA: naive,
-/// tiled, optimized; host: blocked). Tests and benchmarks iterate this list.
-template <class Target = target::device>
-std::vector<transpose_variant> transpose_variants() {
-  const auto& v = detail::linalg_registry<Target>::transpose_variants;
-  return {v.begin(), v.end()};
-}
 
 namespace detail {
 
@@ -40,8 +24,7 @@ auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
   using Tg = typename TX::target_type;
   require_launchable<Tg>();
   using args = call_args<c_out | c_stream | c_transpose_variant, bare_t<Rest>...>;
-  static_assert(args::nin == 0, "ufunc::transpose: after the array (and the axes) come only ufunc::out(...), a ufunc::transpose_variant and a stream");
-  UFUNC_CHECK_CALL(args, "ufunc::transpose", "ufunc::out(...), a ufunc::transpose_variant and a stream");
+  UFUNC_CHECK_TRAILING(args, "ufunc::transpose", "ufunc::out(...), a ufunc::transpose_variant and a stream");
   const controls ctl = read_controls(rest...);
   check_variant<Tg>("transpose", ctl.tr_variant, linalg_registry<Tg>::transpose_variants);
 
@@ -66,11 +49,7 @@ auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
   auto outs = out_views(rest...);
   static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc::transpose: out(...) takes one array (transpose has one result)");
   if constexpr (std::tuple_size_v<decltype(outs)> == 1) {
-    auto y = std::get<0>(outs);
-    static_assert(std::is_same_v<typename decltype(y)::value_type, T>,
-                  "ufunc::transpose: out must have the input's element type");
-    static_assert(std::is_same_v<typename decltype(y)::target_type, Tg>,
-                  "ufunc::transpose: out must live on the input's target");
+    auto y = exact_out<T, Tg>(outs);
     const operand_layout ly = layout_of(y);
     check_exact_out("transpose", ly, src.shp, std::array<operand_layout, 1>{lx});
     copy_view<Tg, T>(ly, src, ctl.stream, ctl.tr_variant);
@@ -116,6 +95,13 @@ template <class X, class... Rest>
 auto transpose(const X& x, std::initializer_list<int> axes, Rest&&... rest) {
   const std::vector<int> v(axes);
   return detail::transpose_impl(x, &v, std::forward<Rest>(rest)...);
+}
+
+/// The transpose variants available on `Target`, slowest first (CUDA: naive,
+/// tiled, optimized; host: blocked). Tests and benchmarks iterate this list.
+template <class Target = target::device>
+std::vector<transpose_variant> transpose_variants() {
+  return detail::as_vector(detail::linalg_registry<Target>::transpose_variants);
 }
 
 }  // namespace ufunc

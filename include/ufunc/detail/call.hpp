@@ -134,6 +134,13 @@ struct call_args {
   static_assert(ARGS::count(::ufunc::detail::c_axes) <= 1, NAME ": give the axes once (axis or axes)");      \
   static_assert(ARGS::once_each, NAME ": give each of " CONTROLS " at most once")
 
+/// The rule for an operation whose inputs are fixed parameters (matmul's two
+/// operands, transpose's array, parallel_for's space and function): every
+/// argument after them must be a control.
+#define UFUNC_CHECK_TRAILING(ARGS, NAME, CONTROLS)                                 \
+  static_assert(ARGS::nin == 0, NAME ": after its operands it takes only " CONTROLS); \
+  UFUNC_CHECK_CALL(ARGS, NAME, CONTROLS)
+
 namespace ufunc::detail {
 
 /// The run-time values of a call's controls (defaults where absent).
@@ -315,6 +322,18 @@ inline void check_broadcasts_to(const char* op, const shape& from, const shape& 
   if (!ok)
     throw shape_error(std::string(op) + ": output " + std::to_string(j) + " has shape " + to.str() +
                       " but the inputs broadcast to " + from.str());
+}
+
+/// The view of a call's one `out` for a result of element type T on target Tg,
+/// for operations that do not convert on the way out (matmul, transpose).
+template <class T, class Tg, class Outs>
+auto exact_out(const Outs& outs) {
+  auto v = std::get<0>(outs);
+  static_assert(std::is_same_v<typename decltype(v)::value_type, T>,
+                "ufunc: out(...) must have the result's element type (this operation does not convert)");
+  static_assert(std::is_same_v<typename decltype(v)::target_type, Tg>,
+                "ufunc: out(...) must live on the operands' target");
+  return v;
 }
 
 /// Throws shape_error unless `out` can receive a result of shape `s` computed

@@ -38,6 +38,12 @@ void require_launchable() {
   if constexpr (!linalg_registry<Target>::can_launch) cuda_launch::require_nvcc<Target>();
 }
 
+/// A registry's fixed list as the vector the public *_variants() return.
+template <class V, std::size_t N>
+std::vector<V> as_vector(const std::array<V, N>& a) {
+  return {a.begin(), a.end()};
+}
+
 template <class Variants>
 std::string variant_list(const Variants& vs) {
   std::string s;

@@ -282,27 +282,15 @@ inline copy_plan plan_copy(const operand_layout& dst, const operand_layout& src)
 // Element storage for copies: kernels move bytes, so every element type of a
 // given size and alignment shares one instantiation.
 
+/// The unsigned word of A bytes (A = 1, 2, 4, 8, 16; 16 is the CUDA uint4 layout).
 template <std::size_t A>
-struct word_of;
-template <>
-struct word_of<1> {
-  using type = std::uint8_t;
-};
-template <>
-struct word_of<2> {
-  using type = std::uint16_t;
-};
-template <>
-struct word_of<4> {
-  using type = std::uint32_t;
-};
-template <>
-struct word_of<8> {
-  using type = std::uint64_t;
-};
-template <>
-struct word_of<16> {
-  using type = vec_reg<std::uint32_t, 4>;  // 16 bytes, 16-aligned: the CUDA uint4 layout
+struct word_of {
+  static_assert(A == 1 || A == 2 || A == 4 || A == 8 || A == 16, "a word is 1, 2, 4, 8 or 16 bytes");
+  using type = std::conditional_t<
+      A == 1, std::uint8_t,
+      std::conditional_t<A == 2, std::uint16_t,
+                         std::conditional_t<A == 4, std::uint32_t,
+                                            std::conditional_t<A == 8, std::uint64_t, vec_reg<std::uint32_t, 4>>>>>;
 };
 
 /// E bytes moved as words of A bytes (A = alignment, a power of two dividing E).

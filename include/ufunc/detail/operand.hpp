@@ -1,8 +1,25 @@
 // Element evaluation, shared by every backend and by both the flat and the N-d
 // paths: the operands a kernel reads (an array pointer or a broadcast value), the
-// functor's result split into its outputs, vector register types and fast index
-// division. Materialisation (where results are written) lives elsewhere, so lazy
+// functor's result split into its outputs, and fast index division.
+// Materialisation (where results are written) lives elsewhere, so lazy
 // expressions can reuse these pieces.
+//
+// The operand concept: what a kernel needs from an input. An operand type Op has
+//   - `using value_type`: the type it yields (the functor's argument converts from it);
+//   - `static constexpr bool is_array`: true when it reads memory at an offset
+//     (the planner then gives it strides; false: one value broadcast everywhere,
+//     stride 0 in every dim);
+//   - `UFUNC_HD value_type load(O off) const`: the element at operand offset `off`
+//     (elements from the operand's base; O is the plan's 32- or 64-bit offset type);
+//   - `UFUNC_HD Op rebased(index_t off) const`: the operand moved by `off` elements
+//     (row kernels rebase once per row, then load at small offsets).
+// How an operand is walked (contiguous with vector loads, broadcast, strided) and
+// whether it is aligned for vector access are decided on the host from its
+// `operand_layout` (layout.hpp: data pointer, element size, shape, strides) and
+// passed to the kernel; the operand itself stays a plain value copied to the
+// device. A lazy expression node becomes an operand by providing these members
+// (its load evaluating its children at the same offset) and a layout describing
+// the broadcast shape it covers.
 #pragma once
 
 #include <cuda/std/tuple>

@@ -11,8 +11,7 @@
 
 #include "../../error.hpp"
 #include "../../stream.hpp"
-#include "../reduce_geometry.hpp"
-#include "../reduce_source.hpp"
+#include "../reduce_job.hpp"
 #include "launch.hpp"
 #include "scratch.hpp"
 
@@ -30,51 +29,53 @@ struct reduce_backend;
 
 template <>
 struct reduce_backend<target::cuda> {
-  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
-  static void run(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
-                  const Fin& fin, Res* out, stream_ref s) {
+  /// out[0..K) = the K reductions (R >= 1), enqueued on s.
+  template <class Job, class Res>
+  static void run(const Job& j, Res* out, stream_ref s) {
 #if defined(__CUDACC__)
+    using Src = bare_t<decltype(j.src)>;
     if constexpr (Src::contiguous_candidate || Src::indexed_candidate)
-      if (g.K == 1 && pointer_path(g)) {
-        run_all<HasInit>(src, g, op, init, fin, out, s, nullptr);
+      if (j.g.K == 1 && pointer_path(j.g)) {
+        run_all(j, out, s, nullptr);
         return;
       }
-    run_split(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out, s);
+    run_split(j.src, j.g.K, j.g.R, j.g.rows_like, j.op, j.tail(), out, s);
 #else
-    (void)src, (void)g, (void)op, (void)init, (void)fin, (void)out, (void)s;
-    cuda_launch::require_nvcc<Src>();
+    (void)j, (void)out, (void)s;
+    cuda_launch::require_nvcc<Job>();
 #endif
   }
 
   /// The single reduction (K == 1) returned to the caller: the result (and CUB's
   /// temporaries) live in the per-thread scratch block, the value comes back
   /// through pinned memory, and the stream is synchronised.
-  template <class Res, bool HasInit, class Src, class Acc, class Op, class Fin, std::size_t NIN>
-  static Res to_host(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
-                     const Fin& fin, stream_ref s) {
+  template <class Res, class Job>
+  static Res to_host(const Job& j, stream_ref s) {
 #if defined(__CUDACC__)
+    using Src = bare_t<decltype(j.src)>;
     static_assert(sizeof(Res) <= result_slot);
     auto& scratch = reduce_scratch::get();
-    bool done = false;
-    if constexpr (Src::contiguous_candidate || Src::indexed_candidate)
-      if (pointer_path(g)) {
-        run_all<HasInit>(src, g, op, init, fin, static_cast<Res*>(nullptr), s, &scratch);
-        done = true;
-      }
-    if constexpr (Src::dense) {
-      if (!done) throw std::logic_error("ufunc internal error: a dense whole-array reduction has a strided layout");
-    } else if (!done) {
+    bool via_cub = false;
+    if constexpr (Src::contiguous_candidate || Src::indexed_candidate) via_cub = pointer_path(j.g);
+    if (via_cub) {
+      if constexpr (Src::contiguous_candidate || Src::indexed_candidate)
+        run_all(j, static_cast<Res*>(nullptr), s, &scratch);
+    } else if constexpr (!Src::dense) {
       // Strided, several inputs or an index-using map: the row kernels (one
       // output, its range split over the GPU, then a pass over the partials).
+      // A dense source is contiguous by its type and never comes here, which
+      // keeps those kernels out of its call sites.
       Res* slot = static_cast<Res*>(scratch.device(result_slot, s));
-      run_split(src, 1, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, slot, s);
+      run_split(j.src, 1, j.g.R, j.g.rows_like, j.op, j.tail(), slot, s);
       UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch.pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
+    } else {
+      throw std::logic_error("ufunc internal error: a dense whole-array reduction has a strided layout");
     }
     UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
     return *static_cast<const Res*>(scratch.pinned());
 #else
-    (void)src, (void)g, (void)op, (void)init, (void)fin, (void)s;
-    cuda_launch::require_nvcc<Src>();
+    (void)j, (void)s;
+    cuda_launch::require_nvcc<Job>();
     return Res{};
 #endif
   }
@@ -93,22 +94,28 @@ struct reduce_backend<target::cuda> {
   /// so each call site instantiates CUB once (for its two offset widths).
   /// With `scratch`, the result goes to the start of the scratch block and is
   /// copied to its pinned slot (`out` is unused).
-  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
-  static void run_all(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
-                      const Fin& fin, Res* out, stream_ref s, reduce_scratch* scratch) {
+  template <class Job, class Res>
+  static void run_all(const Job& j, Res* out, stream_ref s, reduce_scratch* scratch) {
+    using Src = bare_t<decltype(j.src)>;
     static_assert(Src::contiguous_candidate || Src::indexed_candidate);
+    constexpr bool HasInit = Job::has_init;
+    const auto& src = j.src;
+    const auto& op = j.op;
+    const auto& init = j.init;
+    const auto& fin = j.fin;
+    const index_t R = j.g.R;
     auto launch = [&](auto in, const auto& xform) {
       std::size_t bytes = 0;
-      UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, g.R, op, init, fin, out, s.get())));
+      UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, R, op, init, fin, out, s.get())));
       if (scratch) {
         char* base = static_cast<char*>(scratch->device(result_slot + bytes, s));
         Res* slot = reinterpret_cast<Res*>(base);
-        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(base + result_slot, bytes, in, xform, g.R, op, init, fin, slot,
+        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(base + result_slot, bytes, in, xform, R, op, init, fin, slot,
                                                   s.get())));
         UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch->pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
       } else {
         device_temp t(bytes, s);
-        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(t.get(), bytes, in, xform, g.R, op, init, fin, out, s.get())));
+        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(t.get(), bytes, in, xform, R, op, init, fin, out, s.get())));
       }
     };
     if constexpr (Src::contiguous_candidate)

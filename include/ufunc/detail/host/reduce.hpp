@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "../../stream.hpp"
-#include "../reduce_geometry.hpp"
+#include "../reduce_job.hpp"
 #include "../reduce_source.hpp"
 #include "elementwise.hpp"
 #include "parallel.hpp"
@@ -80,17 +80,15 @@ struct reduce_backend;
 template <>
 struct reduce_backend<target::host> {
   /// out[0..K) = the K reductions (R >= 1).
-  template <bool HasInit, class Src, class Acc, class Op, class Fin, class Res, std::size_t NIN>
-  static void run(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
-                  const Fin& fin, Res* out, stream_ref) {
-    host::reduce(src, g.K, g.R, g.rows_like, op, reduce_tail<Acc, Op, Fin>{op, fin, init, HasInit}, out);
+  template <class Job, class Res>
+  static void run(const Job& j, Res* out, stream_ref) {
+    host::reduce(j.src, j.g.K, j.g.R, j.g.rows_like, j.op, j.tail(), out);
   }
   /// The single reduction (K == 1) returned to the caller.
-  template <class Res, bool HasInit, class Src, class Acc, class Op, class Fin, std::size_t NIN>
-  static Res to_host(const Src& src, const reduce_geometry<NIN>& g, const acc_op<Acc, Op>& op, const Acc& init,
-                     const Fin& fin, stream_ref s) {
+  template <class Res, class Job>
+  static Res to_host(const Job& j, stream_ref s) {
     Res r{};
-    run<HasInit>(src, g, op, init, fin, &r, s);
+    run(j, &r, s);
     return r;
   }
 };

@@ -100,6 +100,24 @@ __device__ __forceinline__ void store_walks(const Outs& outs, O j, const O* step
       ...);
 }
 
+/// A thread's G slots of V columns in a row tile, from column c0 (slot g starts
+/// a block's width of vectors after slot g - 1): whole(g, j) for a slot inside
+/// the row, lane(g, l, j + l) for each column of a slot the row's end cuts.
+template <int V, int G, class off_t, class Whole, class Lane>
+__device__ __forceinline__ void row_slots(off_t c0, off_t inner, const Whole& whole, const Lane& lane) {
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    const off_t j = c0 + off_t(g) * rows_tuning::block * V;
+    if (j + V <= inner) {
+      whole(g, j);
+    } else {
+#pragma unroll
+      for (int l = 0; l < V; ++l)
+        if (j + l < inner) lane(g, l, j + l);
+    }
+  }
+}
+
 template <int V, int G, class Idx, class R, int NOPS, class F, class Outs, class... Ops>
 __global__ void __launch_bounds__(rows_tuning::block)
     elementwise_rows_kernel(F f, Outs outs, cuda::std::tuple<Ops...> ins, nd_plan<NOPS, Idx> plan,
@@ -125,41 +143,28 @@ __global__ void __launch_bounds__(rows_tuning::block)
     // All loads and evaluations before any store: stores may alias the inputs
     // (in-place use), so loads after a store could not be hoisted.
     R res[G][V];
+    row_slots<V, G>(
+        c0, inner,
+        [&](int g, off_t j) {
+          cuda::std::tuple<walk_regs<V, Ops, off_t>...> regs;
+          load_walks<V, NOUT>(regs, in, j, step, modes, seq_in{});
 #pragma unroll
-    for (int g = 0; g < G; ++g) {
-      const off_t j = c0 + off_t(g) * rows_tuning::block * V;
-      if (j + V <= inner) {
-        cuda::std::tuple<walk_regs<V, Ops, off_t>...> regs;
-        load_walks<V, NOUT>(regs, in, j, step, modes, seq_in{});
+          for (int l = 0; l < V; ++l) res[g][l] = call_walk_lane(f, regs, in, l, seq_in{});
+        },
+        [&](int g, int l, off_t jl) {
+          off_t off[NOPS];
 #pragma unroll
-        for (int l = 0; l < V; ++l) res[g][l] = call_walk_lane(f, regs, in, l, seq_in{});
-      } else {
+          for (int k = NOUT; k < NOPS; ++k) off[k] = jl * step[k];
+          res[g][l] = eval_at(f, in, off + NOUT, seq_in{});
+        });
+    row_slots<V, G>(
+        c0, inner, [&](int g, off_t j) { store_walks<V>(o, j, step, modes, res[g], seq_out{}); },
+        [&](int g, int l, off_t jl) {
+          off_t off[NOUT];
 #pragma unroll
-        for (int l = 0; l < V; ++l)
-          if (j + l < inner) {
-            off_t off[NOPS];
-#pragma unroll
-            for (int k = NOUT; k < NOPS; ++k) off[k] = (j + l) * step[k];
-            res[g][l] = eval_at(f, in, off + NOUT, seq_in{});
-          }
-      }
-    }
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      const off_t j = c0 + off_t(g) * rows_tuning::block * V;
-      if (j + V <= inner) {
-        store_walks<V>(o, j, step, modes, res[g], seq_out{});
-      } else {
-#pragma unroll
-        for (int l = 0; l < V; ++l)
-          if (j + l < inner) {
-            off_t off[NOUT];
-#pragma unroll
-            for (int k = 0; k < NOUT; ++k) off[k] = (j + l) * step[k];
-            store_result_at(o, off, res[g][l], seq_out{});
-          }
-      }
-    }
+          for (int k = 0; k < NOUT; ++k) off[k] = jl * step[k];
+          store_result_at(o, off, res[g][l], seq_out{});
+        });
   }
 }
 

@@ -7,6 +7,7 @@
 #include "../../../config.hpp"
 #include "../../../error.hpp"
 #include "../../../stream.hpp"
+#include "../../linalg_plan.hpp"
 #include "../launch.hpp"
 
 namespace ufunc::detail {
@@ -16,6 +17,15 @@ namespace ufunc::detail {
 inline dim3 linalg_grid(index_t x, index_t y, index_t z) {
   auto clamp = [](index_t v, index_t hi) { return static_cast<unsigned>(std::max<index_t>(1, std::min(v, hi))); };
   return dim3(clamp(x, 0x7fffffff), clamp(y, 65535), clamp(z, 65535));
+}
+
+/// Launches a copy kernel over the copy cut into ti x tj tiles (one z slice per
+/// batch entry), `block` threads per tile.
+template <class Kernel>
+void launch_tiles(Kernel kernel, const char* name, const copy_args& p, index_t ti, index_t tj, dim3 block,
+                  stream_ref s) {
+  kernel<<<linalg_grid((p.ni + ti - 1) / ti, (p.nj + tj - 1) / tj, p.batch.count), block, 0, s.get()>>>(p);
+  UFUNC_CHECK_LAUNCH(name, s.get());
 }
 
 // Named helpers rather than unqualified min/max: inside namespace ufunc those

@@ -36,11 +36,8 @@ __global__ void __launch_bounds__(transpose_naive_tuning::block_x * transpose_na
 
 template <class S>
 void launch_transpose_naive(const copy_args& p, stream_ref s) {
-  using tun = transpose_naive_tuning;
-  const dim3 grid = linalg_grid((p.ni + tun::block_x - 1) / tun::block_x, (p.nj + tun::block_y - 1) / tun::block_y,
-                                p.batch.count);
-  transpose_naive_kernel<S><<<grid, dim3(tun::block_x, tun::block_y), 0, s.get()>>>(p);
-  UFUNC_CHECK_LAUNCH("transpose_naive_kernel", s.get());
+  using t = transpose_naive_tuning;
+  launch_tiles(transpose_naive_kernel<S>, "transpose_naive_kernel", p, t::block_x, t::block_y, dim3(t::block_x, t::block_y), s);
 }
 
 }  // namespace ufunc::detail

@@ -54,11 +54,8 @@ __global__ void __launch_bounds__(transpose_tiled_tuning::tile * transpose_tiled
 
 template <class S>
 void launch_transpose_tiled(const copy_args& p, stream_ref s) {
-  using tun = transpose_tiled_tuning;
-  const dim3 grid = linalg_grid((p.ni + tun::tile - 1) / tun::tile, (p.nj + tun::tile - 1) / tun::tile,
-                                p.batch.count);
-  transpose_tiled_kernel<S><<<grid, dim3(tun::tile, tun::rows), 0, s.get()>>>(p);
-  UFUNC_CHECK_LAUNCH("transpose_tiled_kernel", s.get());
+  using t = transpose_tiled_tuning;
+  launch_tiles(transpose_tiled_kernel<S>, "transpose_tiled_kernel", p, t::tile, t::tile, dim3(t::tile, t::rows), s);
 }
 
 }  // namespace ufunc::detail

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Checks the include graph of include/ufunc against docs/ARCHITECTURE.md:
+- no cycles (no header includes, directly or not, a header that includes it);
+- detail headers include only other detail headers and the vocabulary headers
+  (types, no operations), never a public operation header;
+- the vocabulary headers include no operation header (public or detail dispatch).
+Prints the violations and exits 1 if there are any."""
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "ufunc")
+# Public headers that define types a call passes around, not operations.
+VOCABULARY = {"config.hpp", "error.hpp", "shape.hpp", "stream.hpp", "axis.hpp", "ops.hpp", "out.hpp",
+              "launch_config.hpp", "linalg_variants.hpp", "array_view.hpp", "array.hpp"}
+# Detail headers the vocabulary headers may use (memory management, argument traits).
+VOCABULARY_DETAIL = {"detail/memory.hpp", "detail/arg_traits.hpp", "detail/element.hpp"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def headers():
+    for d, _, files in os.walk(ROOT):
+        for f in files:
+            if f.endswith((".hpp", ".cuh")):
+                yield os.path.relpath(os.path.join(d, f), ROOT).replace(os.sep, "/")
+
+
+def includes(h):
+    text = open(os.path.join(ROOT, h)).read()
+    base = os.path.dirname(h)
+    for inc in INCLUDE.findall(text):
+        yield os.path.normpath(os.path.join(base, inc)).replace(os.sep, "/")
+
+
+def main():
+    graph = {h: set(includes(h)) for h in headers()}
+    bad = []
+    for h, incs in graph.items():
+        for i in incs:
+            if i not in graph:
+                bad.append(f"{h}: includes {i}, which does not exist")
+    # Cycles: a depth-first search over the graph.
+    state, stack = {}, []
+
+    def visit(h):
+        state[h] = 1
+        stack.append(h)
+        for i in sorted(graph.get(h, ())):
+            if state.get(i) == 1:
+                bad.append("cycle: " + " -> ".join(stack[stack.index(i):] + [i]))
+            elif i in graph and i not in state:
+                visit(i)
+        stack.pop()
+        state[h] = 2
+
+    for h in sorted(graph):
+        if h not in state:
+            visit(h)
+    for h, incs in graph.items():
+        for i in incs:
+            public_op = not i.startswith("detail/") and i not in VOCABULARY
+            if h.startswith("detail/") and public_op:
+                bad.append(f"{h}: a detail header includes the public operation header {i}")
+            if h in VOCABULARY and (public_op or (i.startswith("detail/") and i not in VOCABULARY_DETAIL)):
+                bad.append(f"{h}: a vocabulary header includes {i}")
+    for b in bad:
+        print(b)
+    print(f"check_layers: {len(graph)} headers, {len(bad)} violations")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
