@@ -56,7 +56,9 @@ decltype(auto) unwrap_single(Tup&& t) {
 /// Called with `std::vector` inputs on the CUDA target it copies them to the
 /// device, computes, and returns `std::vector` results (the slow path: transfers
 /// dominate). Bad shapes or overlapping outputs throw `shape_error` before any
-/// work is enqueued.
+/// work is enqueued. On the host target an exception thrown by `f` reaches the
+/// caller (the one a serial loop would meet first); elements before it may have
+/// been written.
 template <class Target, class F>
 class vectorized {
  public:

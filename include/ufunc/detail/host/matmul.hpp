@@ -6,11 +6,11 @@
 // rows of B and C, which the compiler vectorises.
 #pragma once
 
-
 #include <algorithm>
 
 #include "../../stream.hpp"
 #include "../linalg_plan.hpp"
+#include "parallel.hpp"
 
 namespace ufunc::detail::host {
 

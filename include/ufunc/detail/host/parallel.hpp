@@ -2,16 +2,24 @@
 // as an `omp parallel for` (static schedule: callers cut their work into chunks
 // sized for balance). A plain pragma rather than Thrust's OMP system: the same
 // loop, without parsing Thrust's OMP headers in every translation unit (about
-// 10% of a call site's nvcc time).
+// 10% of a call site's nvcc time). Exceptions thrown by a body (a user function,
+// a UFUNC_DEBUG bounds error) cannot leave an OpenMP region: each is caught, the
+// one from the lowest item is kept and rethrown on the caller's thread.
 #pragma once
+
+#include <atomic>
+#include <exception>
+#include <mutex>
 
 #include "../../config.hpp"
 
 namespace ufunc::detail::host {
 
 /// Calls body(i) for every i in [0, n) on the OpenMP threads; n <= 1 runs on the
-/// caller's thread. Exceptions must not leave body (they cannot cross an OpenMP
-/// region): callers that need them catch inside and rethrow after.
+/// caller's thread. If bodies throw, the exception of the lowest throwing i is
+/// rethrown here, whatever the thread count or timing: what a serial loop would
+/// throw when each body works through its item in order. Items below it all run;
+/// items above it that have not started are skipped.
 template <class Body>
 void parallel_n(index_t n, const Body& body) {
   if (n <= 0) return;
@@ -19,8 +27,23 @@ void parallel_n(index_t n, const Body& body) {
     body(index_t(0));
     return;
   }
+  std::atomic<index_t> failed{n};  // lowest item that threw so far (n: none)
+  std::exception_ptr error;
+  std::mutex error_mutex;
 #pragma omp parallel for schedule(static)
-  for (index_t i = 0; i < n; ++i) body(i);
+  for (index_t i = 0; i < n; ++i) {
+    if (i > failed.load(std::memory_order_relaxed)) continue;
+    try {
+      body(i);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(error_mutex);
+      if (i < failed.load(std::memory_order_relaxed)) {
+        error = std::current_exception();
+        failed.store(i, std::memory_order_relaxed);
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace ufunc::detail::host

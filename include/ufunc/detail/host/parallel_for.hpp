@@ -1,18 +1,13 @@
 // Host backend of parallel_for: the linearised index space cut into chunks that
-// OpenMP threads take (parallel.hpp). Exceptions thrown by the body
-// (e.g. UFUNC_DEBUG bounds errors) cannot leave an OpenMP region: the one from the
-// lowest failing index is kept (what a serial loop would throw, whatever the
-// thread count or timing), chunks past it are skipped, and it is rethrown on the
-// caller's thread.
+// OpenMP threads take (parallel.hpp). An exception thrown by the body (e.g. a
+// UFUNC_DEBUG bounds error) reaches the caller: the one from the lowest failing
+// index (what a serial loop would throw, whatever the thread count or timing).
 #pragma once
 
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
-#include <exception>
-#include <mutex>
 
 #include "../../config.hpp"
 #include "../../launch_config.hpp"
@@ -67,25 +62,9 @@ void parallel_for(const F& f, const index_t* dims, index_t n) {
   const index_t want = static_cast<index_t>(std::max(1, omp_get_max_threads())) * tune::chunks_per_thread;
   const index_t chunk = std::clamp<index_t>((n + want - 1) / want, 1, tune::max_chunk);
   const index_t nchunks = (n + chunk - 1) / chunk;
-  // A chunk stops at its first throw, so the failing chunk of lowest index holds
-  // the serially first error; chunks below it must still run, those above need not.
-  std::atomic<index_t> failed_chunk{nchunks};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto body = [&](index_t c) {
-    if (c > failed_chunk.load(std::memory_order_relaxed)) return;
-    try {
-      run_range<R>(f, dims, c * chunk, std::min(n, (c + 1) * chunk));
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (c < failed_chunk.load(std::memory_order_relaxed)) {
-        error = std::current_exception();
-        failed_chunk.store(c, std::memory_order_relaxed);
-      }
-    }
-  };
-  parallel_n(nchunks, body);
-  if (error) std::rethrow_exception(error);
+  // Chunks in row-major order, each walked in order: parallel_n rethrows the
+  // serially first error.
+  parallel_n(nchunks, [&](index_t c) { run_range<R>(f, dims, c * chunk, std::min(n, (c + 1) * chunk)); });
 }
 
 }  // namespace ufunc::detail::host
