@@ -199,6 +199,12 @@ TEST_CASE("ufunc methods: reduce, accumulate and outer of a binary vectorized fu
   for (std::size_t o = 0; o < g.size(); ++o) CHECK(std::fabs(hr[o] - dsum(g[o])) <= 1e-4);
   CHECK(add.reduce(x, ufunc::axis(2)).shape() == shape(7, 9));
   CHECK_THROWS_AS(add.reduce(ufunc::zeros<float>({0, 3})), ufunc::value_error);
+  // keepdims keeps NumPy's default axis 0 (np.add.reduce(x, keepdims=True)):
+  // (7,9,5) -> (1,9,5), the same values; an empty (3,0) gives an empty (1,0).
+  const auto rk = add.reduce(x, ufunc::keepdims);
+  REQUIRE(rk.shape() == shape(1, 9, 5));
+  CHECK(rk.to_host() == hr);
+  CHECK(add.reduce(ufunc::zeros<float>({3, 0}), ufunc::keepdims).shape() == shape(1, 0));
   // accumulate along each axis against a serial scan.
   for (int a : {0, 1, 2, -1}) {
     const auto acc = add.accumulate(x, ufunc::axis(a)).to_host();

@@ -80,7 +80,7 @@ class vectorized {
   const char* name() const noexcept { return name_; }
 
   /// NumPy's `ufunc.reduce` for a binary function: reduces `x` along `axis(k)`
-  /// (axis 0 by default; `axes{...}`, `keepdims`, `out(...)` and a stream as for
+  /// (axis 0 by default, with or without `keepdims`, as NumPy; `axes{...}`, `keepdims`, `out(...)` and a stream as for
   /// `ufunc::reduce`). f has no identity: an empty reduction throws value_error.
   /// f must be associative and commutative. Returns an array.
   template <class X, class... Rest>
