@@ -50,9 +50,9 @@ struct scan_backend<target::cuda> {
   static void run(const acc_op<Acc, Op>& op, const G& sg, index_t K, index_t R, Acc* out, stream_ref s) {
 #if defined(__CUDACC__)
     const index_t n = K * R;
-    auto values = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), scan_value_at<decltype(sg)>{sg});
+    auto values = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), scan_value_at<G>{sg});
     auto dst = thrust::make_permutation_iterator(
-        out, thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), scan_out_at<decltype(sg)>{sg}));
+        out, thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), scan_out_at<G>{sg}));
     auto keys = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), scan_segment_of{R});
     auto go = [&](void* temp, std::size_t& bytes) {
       if (K == 1) return cub::DeviceScan::InclusiveScan(temp, bytes, values, dst, op, n, s.get());
