@@ -361,3 +361,12 @@ TEST_CASE("array_view: invalid slices and stride lists throw shape_error") {
   CHECK_THROWS_AS(ufunc::make_view(a.data(), shape{20}, {1, 1}), ufunc::shape_error);
   CHECK_THROWS_AS(ufunc::make_view(a.data(), shape{}, {1}), ufunc::shape_error);
 }
+
+TEST_CASE("array_view: a null pointer with a non-empty shape is refused when the view is made") {
+  float* null = nullptr;
+  CHECK_THROWS_AS(ufunc::make_view(null, ufunc::shape{3}), ufunc::value_error);
+  CHECK_THROWS_AS(ufunc::make_view<ufunc::target::host>(null, ufunc::shape{2, 2}, {2, 1}), ufunc::value_error);
+  CHECK_NOTHROW(ufunc::make_view(null, ufunc::shape{0, 3}));  // empty: nothing to point at
+  const auto e = ufunc::host_array<float>(ufunc::shape{0});
+  CHECK(e.view().size() == 0);
+}

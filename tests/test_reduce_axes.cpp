@@ -171,6 +171,11 @@ TEST_CASE("reduce: out receives the result without a host round trip; out is che
   auto xx = ufunc::to_device(h, {60, 100});
   expect_throws_with([&] { ufunc::sum(xx, ufunc::axis(0), ufunc::out(ufunc::make_view(xx.data(), {100}))); },
                      "overlap");
+  // out exactly its input (a reduction of a size-1 axis with keepdims has the
+  // input's shape): refused, as every overlap; the input is left as it was.
+  auto row = ufunc::to_device(std::vector<float>(h.begin(), h.begin() + 100), {1, 100});
+  expect_throws_with([&] { ufunc::sum(row, ufunc::axis(0), ufunc::keepdims, ufunc::out(row)); }, "overlaps input 0");
+  CHECK(row.to_host() == std::vector<float>(h.begin(), h.begin() + 100));
 }
 
 TEST_CASE("reduce: errors name the shapes and axes") {

@@ -78,14 +78,17 @@ class array_view {
 
   UFUNC_HD array_view() noexcept {}
 
-  /// A contiguous (row-major) view of `s.count()` elements at `data`.
+  /// A contiguous (row-major) view of `s.count()` elements at `data`. A null
+  /// `data` with a non-empty shape throws value_error.
   array_view(T* data, const ufunc::shape& s) : data_(data), shape_(s) {
+    require_data();
     const auto st = contiguous_strides(s);
     for (int i = 0; i < s.size(); ++i) strides_[i] = st[static_cast<std::size_t>(i)];
   }
 
   /// A strided view; `strides` are in elements, one per dimension.
   array_view(T* data, const ufunc::shape& s, const std::vector<index_t>& strides) : data_(data), shape_(s) {
+    require_data();
     if (static_cast<int>(strides.size()) != s.size())
       throw shape_error("array_view: " + std::to_string(strides.size()) + " strides given for shape " + s.str());
     for (int i = 0; i < s.size(); ++i) strides_[i] = strides[static_cast<std::size_t>(i)];
@@ -199,6 +202,12 @@ class array_view {
   }
 
  private:
+  void require_data() const {
+    if (data_ == nullptr && shape_.count() > 0)
+      throw value_error("array_view: a null pointer cannot hold the " + std::to_string(shape_.count()) +
+                        " elements of shape " + shape_.str());
+  }
+
   T* data_ = nullptr;
   ufunc::shape shape_;
   index_t strides_[shape::max_rank] = {};

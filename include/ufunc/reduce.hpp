@@ -154,7 +154,7 @@ class reducer {
       if (!(ol.shp == g.result || one))
         throw shape_error(std::string(name_) + ": out has shape " + ol.shp.str() + " but reducing shape " +
                           bshape.str() + " over axes " + axes_str(axp) + " gives " + g.result.str());
-      check_overlap(name_, std::array<operand_layout, 1>{ol}, lay);
+      check_out_apart(name_, ol, lay);
       using OutT = typename decltype(ov)::value_type;
       if (std::is_same_v<OutT, Res> && ol.shp.count() > 0 && ov.is_contiguous() && g.R > 0) {
         backend::run(job, reinterpret_cast<Res*>(ov.data()), o.stream);

@@ -336,6 +336,20 @@ auto exact_out(const Outs& outs) {
   return v;
 }
 
+/// Throws shape_error unless `out` has distinct elements and shares none with any
+/// input (operations that read inputs after writing results: matmul, transpose,
+/// reductions; elementwise calls allow `out` to be exactly an input instead).
+template <std::size_t N>
+void check_out_apart(const char* op, const operand_layout& out, const std::array<operand_layout, N>& ins) {
+  if (!no_internal_overlap(out))
+    throw shape_error(std::string(op) + ": out of shape " + out.shp.str() +
+                      " has overlapping elements (zero or colliding strides)");
+  for (std::size_t i = 0; i < N; ++i)
+    if (may_overlap(out, ins[i]))
+      throw shape_error(std::string(op) + ": out of shape " + out.shp.str() + " overlaps input " + std::to_string(i) +
+                        " of shape " + ins[i].shp.str() + " (the result cannot be computed in place)");
+}
+
 /// Throws shape_error unless `out` can receive a result of shape `s` computed
 /// from `ins` by an operation that cannot work in place (matmul, transpose):
 /// exact shape, no self-overlap, no overlap with any input.
@@ -344,13 +358,7 @@ void check_exact_out(const char* op, const operand_layout& out, const shape& s,
                      const std::array<operand_layout, N>& ins) {
   if (out.shp != s)
     throw shape_error(std::string(op) + ": out has shape " + out.shp.str() + " but the result has shape " + s.str());
-  if (!no_internal_overlap(out))
-    throw shape_error(std::string(op) + ": out of shape " + out.shp.str() +
-                      " has overlapping elements (zero or colliding strides)");
-  for (std::size_t i = 0; i < N; ++i)
-    if (may_overlap(out, ins[i]))
-      throw shape_error(std::string(op) + ": out of shape " + out.shp.str() + " overlaps input " + std::to_string(i) +
-                        " of shape " + ins[i].shp.str() + " (the result cannot be computed in place)");
+  check_out_apart(op, out, ins);
 }
 
 }  // namespace ufunc::detail
