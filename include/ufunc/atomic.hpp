@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "config.hpp"
+#include "detail/element.hpp"  // element_traits::has_atomics
 
 #if !UFUNC_DEVICE_PASS && !defined(__GNUC__) && !defined(__clang__)
 #  error "ufunc/atomic.hpp: the host side uses the GCC/Clang __atomic builtins"
@@ -15,13 +16,11 @@
 namespace ufunc {
 namespace detail {
 
-template <class T>
-inline constexpr bool atomic_integral_v = std::is_integral_v<T> && !std::is_same_v<T, bool> &&
-                                          (sizeof(T) == 4 || sizeof(T) == 8);
 /// int, unsigned, long, unsigned long, long long, unsigned long long, float, double.
 template <class T>
-inline constexpr bool atomic_supported_v = atomic_integral_v<T> || std::is_same_v<T, float> ||
-                                           std::is_same_v<T, double>;
+inline constexpr bool atomic_supported_v = element_traits<T>::has_atomics;
+template <class T>
+inline constexpr bool atomic_integral_v = atomic_supported_v<T> && std::is_integral_v<T>;
 
 /// Keeps the value parameter out of template deduction, so `atomic_add(p, 1)`
 /// works for an `unsigned*` or `float*` p (the value converts to the element type).
@@ -162,36 +161,39 @@ UFUNC_HD T atomic_sub(T* addr, detail::value_of_t<T> val) noexcept {
 #endif
 }
 
+namespace detail {
+/// atomic_min (Max false) and atomic_max (Max true).
+template <bool Max, class T>
+UFUNC_HD T atomic_extremum(T* addr, T val) noexcept {
+  using better = std::conditional_t<Max, greater_than, less_than>;
+#if UFUNC_DEVICE_PASS
+  using W = cuda_word_t<T>;
+  if constexpr (std::is_floating_point_v<T>)
+    return device_update_if(addr, val, better{});  // no native float min/max
+  else if constexpr (Max)
+    return static_cast<T>(atomicMax(reinterpret_cast<W*>(addr), static_cast<W>(val)));
+  else
+    return static_cast<T>(atomicMin(reinterpret_cast<W*>(addr), static_cast<W>(val)));
+#else
+  return host_update_if(addr, val, better{});
+#endif
+}
+}  // namespace detail
+
 /// `*addr = min(*addr, val)`; returns the old value. For float and double the
 /// value is written only when `val < *addr`, so a NaN never goes in and a NaN
 /// already there stays (comparisons with NaN are false).
 template <class T>
 UFUNC_HD T atomic_min(T* addr, detail::value_of_t<T> val) noexcept {
   UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
-#if UFUNC_DEVICE_PASS
-  using W = detail::cuda_word_t<T>;
-  if constexpr (std::is_floating_point_v<T>)
-    return detail::device_update_if(addr, val, detail::less_than{});  // no native float min
-  else
-    return static_cast<T>(atomicMin(reinterpret_cast<W*>(addr), static_cast<W>(val)));
-#else
-  return detail::host_update_if(addr, val, detail::less_than{});
-#endif
+  return detail::atomic_extremum<false, T>(addr, val);
 }
 
 /// `*addr = max(*addr, val)`; returns the old value. NaNs as for atomic_min.
 template <class T>
 UFUNC_HD T atomic_max(T* addr, detail::value_of_t<T> val) noexcept {
   UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
-#if UFUNC_DEVICE_PASS
-  using W = detail::cuda_word_t<T>;
-  if constexpr (std::is_floating_point_v<T>)
-    return detail::device_update_if(addr, val, detail::greater_than{});
-  else
-    return static_cast<T>(atomicMax(reinterpret_cast<W*>(addr), static_cast<W>(val)));
-#else
-  return detail::host_update_if(addr, val, detail::greater_than{});
-#endif
+  return detail::atomic_extremum<true, T>(addr, val);
 }
 
 /// `*addr = val`; returns the old value.

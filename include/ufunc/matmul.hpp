@@ -8,6 +8,7 @@
 
 #include "array.hpp"
 #include "detail/call.hpp"     // arguments, controls, out checks
+#include "detail/element.hpp"  // element_traits::has_matmul
 #include "detail/linalg.hpp"   // registry, run_matmul, copy_view
 #include "linalg_variants.hpp"
 
@@ -33,8 +34,7 @@ struct matmul_types {
                 "ufunc::matmul: both operands must live on the same target");
   using value_type = typename TA::value_type;
   using target_type = typename TA::target_type;
-  static_assert(std::is_same_v<value_type, float> || std::is_same_v<value_type, double>,
-                "ufunc::matmul: element type must be float or double");
+  static_assert(element_traits<value_type>::has_matmul, "ufunc::matmul: element type must be float or double");
 };
 
 /// A contiguous copy of the view described by `src` (shape and strides).

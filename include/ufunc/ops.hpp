@@ -5,19 +5,10 @@
 #include <cuda/std/type_traits>
 
 #include "config.hpp"
+#include "detail/element.hpp"  // is_nan, identities of minimum/maximum
 
 namespace ufunc {
 
-namespace detail {
-/// NaN test usable on every arithmetic type (false for integers and bool).
-template <class T>
-UFUNC_HD constexpr bool is_nan(const T& v) {
-  if constexpr (cuda::std::is_floating_point_v<T>)
-    return v != v;
-  else
-    return false;
-}
-}  // namespace detail
 
 /// The binary operations below are function objects with a template call operator
 /// (they work on every arithmetic type and on both backends) and a static
@@ -41,42 +32,33 @@ struct multiplies {
   static UFUNC_HD constexpr T identity() { return T(1); }
 };
 
-/// The smaller of a and b; NaN if either is NaN (as numpy.minimum). Identity: +inf
-/// for floating point, the largest value for integers.
-struct minimum {
+namespace detail {
+/// numpy.minimum / numpy.maximum: NaN if either is NaN, else the smaller (Max:
+/// larger) of a and b, a when they compare equal.
+template <bool Max>
+struct extremum {
   template <class A, class B>
   UFUNC_HD constexpr auto operator()(const A& a, const B& b) const {
     using R = cuda::std::common_type_t<A, B>;
-    if (detail::is_nan(a)) return static_cast<R>(a);
-    if (detail::is_nan(b)) return static_cast<R>(b);
-    return b < a ? static_cast<R>(b) : static_cast<R>(a);
+    if (is_nan(a)) return static_cast<R>(a);
+    if (is_nan(b)) return static_cast<R>(b);
+    return (Max ? a < b : b < a) ? static_cast<R>(b) : static_cast<R>(a);
   }
+};
+}  // namespace detail
+
+/// The smaller of a and b; NaN if either is NaN (as numpy.minimum). Identity: +inf
+/// for floating point, the largest value for integers.
+struct minimum : detail::extremum<false> {
   template <class T>
-  static UFUNC_HD constexpr T identity() {
-    if constexpr (cuda::std::numeric_limits<T>::has_infinity)
-      return cuda::std::numeric_limits<T>::infinity();
-    else
-      return cuda::std::numeric_limits<T>::max();
-  }
+  static UFUNC_HD constexpr T identity() { return detail::element_traits<T>::highest(); }
 };
 
 /// The larger of a and b; NaN if either is NaN (as numpy.maximum). Identity: -inf
 /// for floating point, the smallest value for integers.
-struct maximum {
-  template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const {
-    using R = cuda::std::common_type_t<A, B>;
-    if (detail::is_nan(a)) return static_cast<R>(a);
-    if (detail::is_nan(b)) return static_cast<R>(b);
-    return a < b ? static_cast<R>(b) : static_cast<R>(a);
-  }
+struct maximum : detail::extremum<true> {
   template <class T>
-  static UFUNC_HD constexpr T identity() {
-    if constexpr (cuda::std::numeric_limits<T>::has_infinity)
-      return -cuda::std::numeric_limits<T>::infinity();
-    else
-      return cuda::std::numeric_limits<T>::lowest();
-  }
+  static UFUNC_HD constexpr T identity() { return detail::element_traits<T>::lowest(); }
 };
 
 /// a && b (as bool); identity true.

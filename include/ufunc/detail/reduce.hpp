@@ -8,6 +8,7 @@
 
 #include <type_traits>
 
+#include "element.hpp"
 #include "host/reduce.hpp"
 #include "reduce_geometry.hpp"
 #include "reduce_source.hpp"
@@ -50,10 +51,7 @@ struct kind_traits {  // plain: accumulate op's result type (or the override)
 };
 template <class AccOverride, class Op, class M>
 struct kind_traits<mean_kind, AccOverride, Op, M> {
-  // Floating input accumulates in its own type (at least float); integers in double.
-  using acc = std::conditional_t<!std::is_void_v<AccOverride>, AccOverride,
-                                 std::conditional_t<std::is_floating_point_v<M>,
-                                                    std::conditional_t<(sizeof(M) < sizeof(float)), float, M>, double>>;
+  using acc = std::conditional_t<!std::is_void_v<AccOverride>, AccOverride, typename element_traits<M>::mean_acc>;
   using lift = lift_cast<acc>;
   using op = plus;
   using fin = finish_mean<acc>;

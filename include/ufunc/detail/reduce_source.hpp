@@ -12,6 +12,7 @@
 
 #include "../config.hpp"
 #include "../ops.hpp"
+#include "element.hpp"
 #include "operand.hpp"
 
 namespace ufunc::detail {
@@ -166,10 +167,7 @@ struct map_source {
   /// Elements per 16-byte access for a single array input (1: no vector path).
   using first_type = typename cuda::std::tuple_element_t<0, Ins>::value_type;
   static constexpr int vec_width =
-      (NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && sizeof(first_type) <= 8 &&
-       (sizeof(first_type) & (sizeof(first_type) - 1)) == 0)
-          ? static_cast<int>(16 / sizeof(first_type))
-          : 1;
+      (NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array) ? element_traits<first_type>::vec_width : 1;
   /// Row kernels may read V reduced elements at once: the reduced elements are
   /// contiguous and every output's row starts V-aligned.
   bool vec_rows_ok(int V) const {

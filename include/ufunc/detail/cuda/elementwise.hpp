@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "../../stream.hpp"
+#include "../element.hpp"
 #include "../layout.hpp"
 #include "../operand.hpp"
 #include "launch.hpp"
@@ -20,21 +21,17 @@
 
 namespace ufunc::detail {
 
-constexpr bool is_pow2(std::size_t x) { return x && !(x & (x - 1)); }
-
-/// Element sizes of the outputs and of the array inputs, for choosing vector widths.
+/// Vector widths of an elementwise call, from its outputs' and array inputs'
+/// element types (a scalar input does not limit them).
 template <class Outs, class Ins>
 struct access_sizes;
 template <class... O, class... Ops>
 struct access_sizes<cuda::std::tuple<O*...>, cuda::std::tuple<Ops...>> {
-  static constexpr std::size_t max_out = std::max({sizeof(O)...});
-  static constexpr std::size_t max_all =
-      std::max({max_out, (Ops::is_array ? sizeof(typename Ops::value_type) : std::size_t(1))...});
-  static constexpr bool pow2 = (is_pow2(sizeof(O)) && ...) && ((!Ops::is_array || is_pow2(sizeof(typename Ops::value_type))) && ...);
   /// Flat path: elements per vector access, so the widest type moves 16 bytes.
-  static constexpr int flat_vec = (pow2 && max_all <= 16) ? static_cast<int>(16 / max_all) : 1;
-  /// N-d path: consecutive results per thread (one 16-byte store of the widest output).
-  static constexpr int nd_elems = (pow2 && max_out <= 16) ? static_cast<int>(std::min<std::size_t>(8, 16 / max_out)) : 1;
+  static constexpr int flat_vec =
+      common_vec_width<O..., std::conditional_t<Ops::is_array, typename Ops::value_type, unsigned char>...>();
+  /// N-d path: consecutive results per thread (one 16-byte store of the widest output), at most 8.
+  static constexpr int nd_elems = std::min(8, common_vec_width<O...>());
 };
 
 template <std::size_t N>
