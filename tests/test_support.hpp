@@ -133,6 +133,18 @@ inline std::int64_t ulp_distance(float a, float b) {
 /// True when `what` contains `part` (for checking error messages).
 inline bool contains(const std::string& what, const std::string& part) { return what.find(part) != std::string::npos; }
 
+/// The message of the exception of type E that `fn` throws ("" if it throws
+/// none; an exception of any other type propagates and fails the test).
+template <class E, class Fn>
+std::string message_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace test
 
 namespace test {
