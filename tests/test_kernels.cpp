@@ -22,25 +22,6 @@ using ufunc::shape;
 
 namespace {
 
-/// Runs `fn(Target{})` for the host target and, in a CUDA build, the CUDA target.
-template <class Fn>
-void for_each_target(Fn&& fn) {
-  fn(ufunc::target::host{});
-  if constexpr (!std::is_same_v<ufunc::target::device, ufunc::target::host>) fn(ufunc::target::device{});
-}
-
-template <class T>
-std::string type_name() {
-  if constexpr (std::is_same_v<T, int>) return "int";
-  if constexpr (std::is_same_v<T, unsigned>) return "unsigned";
-  if constexpr (std::is_same_v<T, long long>) return "long long";
-  if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
-  if constexpr (std::is_same_v<T, long>) return "long";
-  if constexpr (std::is_same_v<T, float>) return "float";
-  if constexpr (std::is_same_v<T, double>) return "double";
-  return "?";
-}
-
 /// Counts of visits per index must all be 1: nothing skipped, nothing done twice.
 void expect_visited_once(const std::vector<int>& counts) {
   std::size_t bad = 0, first = 0;
@@ -176,7 +157,7 @@ TEST_CASE("parallel_for: 1-D visits every index once and computes f(i), edge and
   std::mt19937_64 rng(test::fresh_seed());
   std::vector<index_t> sizes = {1, 2, 31, 32, 33, 1023, 1024, 1025, 65537, 1 << 20};
   for (int r = 0; r < 3; ++r) sizes.push_back(std::uniform_int_distribution<index_t>(1, 3'000'000)(rng));
-  for_each_target([&](auto tg) {
+  test::for_each_target([&](auto tg) {
     using Target = decltype(tg);
     for (index_t n : sizes) check_1d<Target>(n, test::fresh_seed());
   });
@@ -191,7 +172,7 @@ TEST_CASE("parallel_for: 2-D and 3-D spaces give each multi-index once, row-majo
     shapes2.push_back({d(rng), d(rng) * 7});
     shapes3.push_back({d(rng) / 10 + 1, d(rng) / 4 + 1, d(rng)});
   }
-  for_each_target([&](auto tg) {
+  test::for_each_target([&](auto tg) {
     using Target = decltype(tg);
     for (auto [r, c] : shapes2) check_2d<Target>(r, c, test::fresh_seed());
     for (auto [a, b, c] : shapes3) check_3d<Target>(a, b, c, test::fresh_seed());
@@ -226,7 +207,7 @@ TEST_CASE("parallel_for: explicit launch configurations cover the space whatever
   // exactly one thread per index, and grids larger than the space.
   const std::vector<ufunc::launch_config> cfgs = {{1, 1},  {1, 5},   {2, 32},  {3, 7},   {1, 40},
                                                   {7, 13}, {5, 1024}, {1000, 64}, {91, 1}, {1, 1024}};
-  for_each_target([&](auto tg) {
+  test::for_each_target([&](auto tg) {
     using Target = decltype(tg);
     for (const auto& c : cfgs) {
       INFO("launch_config{" << c.blocks << ", " << c.threads << "}");
@@ -248,7 +229,7 @@ TEST_CASE("parallel_for: explicit launch configurations cover the space whatever
 }
 
 TEST_CASE("parallel_for: a generic function object; the space's rank picks the call") {
-  for_each_target([&](auto tg) {
+  test::for_each_target([&](auto tg) {
     using Target = decltype(tg);
     for (const shape& s : {shape{1000}, shape{37, 29}, shape{5, 11, 13}}) {
       INFO("target " << Target::name << " shape " << s.str());
@@ -281,8 +262,7 @@ void check_empty_spaces() {
 }  // namespace
 
 TEST_CASE("parallel_for: empty index spaces run nothing") {
-  check_empty_spaces<ufunc::target::host>();
-  if constexpr (ufunc::cuda_backend) check_empty_spaces<ufunc::target::device>();
+  test::for_each_target([](auto tg) { check_empty_spaces<decltype(tg)>(); });
 }
 
 TEST_CASE("parallel_for: streams (ufunc::stream, stream_ref, cudaStream_t) in either position") {
@@ -386,8 +366,7 @@ void check_parallel_for_errors() {
 }  // namespace
 
 TEST_CASE("parallel_for: invalid index spaces, functions and launch configurations throw before running") {
-  check_parallel_for_errors<ufunc::target::host>();
-  if constexpr (ufunc::cuda_backend) check_parallel_for_errors<ufunc::target::device>();
+  test::for_each_target([](auto tg) { check_parallel_for_errors<decltype(tg)>(); });
 }
 
 // ---- atomics ------------------------------------------------------------------
@@ -422,7 +401,7 @@ bool same_bits(T a, T b) {
 /// returns (values the slot held), and CAS claims (exactly one winner per slot).
 template <class Target, class T>
 void check_atomics(std::size_t n, std::size_t m, std::uint64_t seed) {
-  INFO("target " << Target::name << " type " << type_name<T>() << " n " << n << " slots " << m << " seed " << seed);
+  INFO("target " << Target::name << " type " << test::type_name<T>() << " n " << n << " slots " << m << " seed " << seed);
   std::mt19937_64 rng(seed);
   const auto hv = atomic_values<T>(n, rng);
   std::vector<int> hslot(n);
@@ -577,24 +556,15 @@ void check_atomics(std::size_t n, std::size_t m, std::uint64_t seed) {
   CHECK(bad_e == 0);
 }
 
-template <class Target>
-void check_atomics_all_types(std::size_t n, std::size_t m) {
-  check_atomics<Target, int>(n, m, test::fresh_seed());
-  check_atomics<Target, unsigned>(n, m, test::fresh_seed());
-  check_atomics<Target, long long>(n, m, test::fresh_seed());
-  check_atomics<Target, unsigned long long>(n, m, test::fresh_seed());
-  check_atomics<Target, long>(n, m, test::fresh_seed());
-  check_atomics<Target, float>(n, m, test::fresh_seed());
-  check_atomics<Target, double>(n, m, test::fresh_seed());
-}
-
 }  // namespace
 
 TEST_CASE("atomics: add, sub, min, max, exch, cas under contention match serial references") {
-  for_each_target([&](auto tg) {
+  test::for_each_target([&](auto tg) {
     using Target = decltype(tg);
     // One slot (every thread on one address), a few, and many.
-    for (std::size_t m : {1u, 7u, 4096u}) check_atomics_all_types<Target>(200'000, m);
+    for (std::size_t m : {1u, 7u, 4096u})
+      test::for_each_type<int, unsigned, long long, unsigned long long, long, float, double>(
+          [&](auto t) { check_atomics<Target, decltype(t)>(200'000, m, test::fresh_seed()); });
   });
 }
 
@@ -625,8 +595,7 @@ void check_float_min_max() {
 }  // namespace
 
 TEST_CASE("atomics: min and max on floats, with negative values, infinities and a NaN in memory") {
-  check_float_min_max<ufunc::target::host>();
-  if constexpr (ufunc::cuda_backend) check_float_min_max<ufunc::target::device>();
+  test::for_each_target([](auto tg) { check_float_min_max<decltype(tg)>(); });
 }
 
 // ---- streams, events, timers ----------------------------------------------------
@@ -727,8 +696,7 @@ void check_timer_measures_the_work() {
 }  // namespace
 
 TEST_CASE("timer and events measure the work on the stream, not the launch") {
-  check_timer_measures_the_work<ufunc::target::host>();
-  if constexpr (ufunc::cuda_backend) check_timer_measures_the_work<ufunc::target::device>();
+  test::for_each_target([](auto tg) { check_timer_measures_the_work<decltype(tg)>(); });
 }
 
 TEST_CASE("timer and events: misuse throws value_error") {

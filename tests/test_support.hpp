@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <ufunc/ufunc.hpp>
@@ -41,6 +42,39 @@ std::vector<T> random_vector(std::size_t n, std::uint64_t seed, double lo = -10.
 
 /// Row-major strides of a shape, as a vector.
 inline std::vector<ufunc::index_t> strides_of(const ufunc::shape& s) { return ufunc::contiguous_strides(s); }
+
+/// Runs `fn(Target{})` for the host target and, in a CUDA build, the CUDA target:
+/// the loop for a check that must hold on every target of the build. (nvcc allows
+/// no extended UFUNC_HD lambda inside the generic lambda `fn`: define those in a
+/// named function template that `fn` calls.)
+template <class Fn>
+void for_each_target(Fn&& fn) {
+  fn(ufunc::target::host{});
+  if constexpr (!std::is_same_v<ufunc::target::device, ufunc::target::host>) fn(ufunc::target::device{});
+}
+
+/// Runs `fn(T{})` for each type T of the list, in order: the loop for a check
+/// run per element type.
+template <class... T, class Fn>
+void for_each_type(Fn&& fn) {
+  (fn(T{}), ...);
+}
+
+/// A short name of an element type, for failure messages.
+template <class T>
+std::string type_name() {
+  if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
+  if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
+  if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+  if constexpr (std::is_same_v<T, int>) return "int";
+  if constexpr (std::is_same_v<T, unsigned>) return "unsigned";
+  if constexpr (std::is_same_v<T, long long>) return "long long";
+  if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
+  if constexpr (std::is_same_v<T, long>) return "long";
+  if constexpr (std::is_same_v<T, float>) return "float";
+  if constexpr (std::is_same_v<T, double>) return "double";
+  return "?";
+}
 
 /// Relative closeness for floating point: |a-b| <= rtol*max(|a|,|b|) + atol.
 inline bool close(double a, double b, double rtol = 1e-6, double atol = 1e-6) {

@@ -197,11 +197,11 @@ TEST_CASE("vectorize: empty arrays give empty results") {
 
 namespace {
 template <class T>
-void check_sizes(const char* type, std::uint64_t seed) {
+void check_sizes(std::uint64_t seed) {
   auto sub = ufunc::vectorize([] UFUNC_HD (T x, T y) { return static_cast<T>(x - y); });
   const std::vector<index_t> sizes = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 255, 257, 4095, 4096, 4097, 16383, 16384, 16385, (1 << 20) + 7};
   for (index_t n : sizes) {
-    INFO(type << " n " << n << " seed " << seed);
+    INFO(test::type_name<T>() << " n " << n << " seed " << seed);
     const auto un = static_cast<std::size_t>(n);
     const auto hx = test::random_vector<T>(un, seed + static_cast<std::uint64_t>(n), -60, 60);
     const auto hy = test::random_vector<T>(un, seed + static_cast<std::uint64_t>(n) + 1, -60, 60);
@@ -228,10 +228,10 @@ void check_sizes(const char* type, std::uint64_t seed) {
 }
 
 template <class T>
-void check_misaligned(const char* type, std::uint64_t seed) {
+void check_misaligned(std::uint64_t seed) {
   auto sub = ufunc::vectorize([] UFUNC_HD (T x, T y) { return static_cast<T>(x - y); });
   for (index_t n : {1, 3, 4, 17, 4097, (1 << 20) + 7}) {
-    INFO(type << " n " << n << " seed " << seed);
+    INFO(test::type_name<T>() << " n " << n << " seed " << seed);
     const auto un = static_cast<std::size_t>(n);
     const auto hx = test::random_vector<T>(un + 1, seed, -60, 60);
     const auto hy = test::random_vector<T>(un + 1, seed + 1, -60, 60);
@@ -261,19 +261,13 @@ void check_misaligned(const char* type, std::uint64_t seed) {
 
 TEST_CASE("vectorize: sizes around vector widths, blocks and host chunks") {
   const auto seed = test::fresh_seed();
-  check_sizes<float>("float", seed);
-  check_sizes<double>("double", seed);
-  check_sizes<std::int8_t>("int8", seed);
-  check_sizes<std::int16_t>("int16", seed);
-  check_sizes<std::int64_t>("int64", seed);
+  test::for_each_type<float, double, std::int8_t, std::int16_t, std::int64_t>(
+      [&](auto t) { check_sizes<decltype(t)>(seed); });
 }
 
 TEST_CASE("vectorize: misaligned views take the unvectorized path") {
   const auto seed = test::fresh_seed();
-  check_misaligned<float>("float", seed);
-  check_misaligned<double>("double", seed);
-  check_misaligned<std::int8_t>("int8", seed);
-  check_misaligned<std::int16_t>("int16", seed);
+  test::for_each_type<float, double, std::int8_t, std::int16_t>([&](auto t) { check_misaligned<decltype(t)>(seed); });
 }
 
 // ---------------------------------------------------------------------------
