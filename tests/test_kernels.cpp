@@ -35,6 +35,33 @@ void expect_visited_once(const std::vector<int>& counts) {
   CHECK(bad == 0);
 }
 
+/// The arrays of one parallel_for check over the index space `s`: random ints x,
+/// out (poisoned in test builds) and a visit count per index.
+template <class Target>
+struct visit_check {
+  std::vector<int> hx;
+  ufunc::array<int, Target> x;
+  ufunc::array<long long, Target> out;
+  ufunc::array<int, Target> cnt;
+
+  visit_check(const shape& s, std::uint64_t seed)
+      : hx(test::random_vector<int>(static_cast<std::size_t>(s.count()), seed, -1000, 1000)),
+        x(ufunc::asarray<Target>(hx, s)),
+        out(ufunc::empty<long long, Target>(s)),
+        cnt(ufunc::zeros<int, Target>(s)) {
+    // The arrays were prepared on the legacy default stream, which a non-blocking
+    // stream given to parallel_for does not wait for (nor it for that): order both ways.
+    ufunc::synchronize();
+  }
+
+  /// After the launch: out holds `want` and every index was visited exactly once.
+  void expect(const std::vector<long long>& want) {
+    ufunc::synchronize();
+    test::expect_equal(out.to_host(), want);
+    expect_visited_once(cnt.to_host());
+  }
+};
+
 // ---- 1-D ------------------------------------------------------------------
 
 /// out[i] = 3 x[i] - (i mod 7) over n indices; visits counted. `Ctl` is forwarded
@@ -42,16 +69,10 @@ void expect_visited_once(const std::vector<int>& counts) {
 template <class Target, class... Ctl>
 void check_1d(index_t n, std::uint64_t seed, Ctl&&... ctl) {
   INFO("target " << Target::name << " n " << n << " seed " << seed);
-  const auto hx = test::random_vector<int>(static_cast<std::size_t>(n), seed, -1000, 1000);
-  auto x = ufunc::asarray<Target>(hx);
-  auto out = ufunc::empty<long long, Target>(shape{n});  // poisoned in test builds
-  auto cnt = ufunc::zeros<int, Target>(shape{n});
-  auto xv = x.view();
-  auto ov = out.view();
-  auto cv = cnt.view();
-  // The arrays were prepared on the legacy default stream, which a non-blocking
-  // stream given in ctl does not wait for (nor it for that): order both ways.
-  ufunc::synchronize();
+  visit_check<Target> t(shape{n}, seed);
+  auto xv = t.x.view();
+  auto ov = t.out.view();
+  auto cv = t.cnt.view();
   ufunc::parallel_for<Target>(
       n,
       [=] UFUNC_HD (std::size_t i) {
@@ -59,11 +80,9 @@ void check_1d(index_t n, std::uint64_t seed, Ctl&&... ctl) {
         cv[static_cast<index_t>(i)] += 1;
       },
       std::forward<Ctl>(ctl)...);
-  ufunc::synchronize();
   std::vector<long long> want(static_cast<std::size_t>(n));
-  for (std::size_t i = 0; i < want.size(); ++i) want[i] = 3LL * hx[i] - static_cast<long long>(i % 7);
-  test::expect_equal(out.to_host(), want);
-  expect_visited_once(cnt.to_host());
+  for (std::size_t i = 0; i < want.size(); ++i) want[i] = 3LL * t.hx[i] - static_cast<long long>(i % 7);
+  t.expect(want);
 }
 
 // ---- 2-D and 3-D ------------------------------------------------------------
@@ -73,16 +92,10 @@ template <class Target, class... Ctl>
 void check_2d(index_t rows, index_t cols, std::uint64_t seed, Ctl&&... ctl) {
   INFO("target " << Target::name << " shape (" << rows << "," << cols << ") seed " << seed);
   const shape s{rows, cols};
-  const auto hx = test::random_vector<int>(static_cast<std::size_t>(s.count()), seed, -1000, 1000);
-  auto x = ufunc::asarray<Target>(hx, s);
-  auto out = ufunc::empty<long long, Target>(s);
-  auto cnt = ufunc::zeros<int, Target>(s);
-  auto xv = x.view();
-  auto ov = out.view();
-  auto cv = cnt.view();
-  // The arrays were prepared on the legacy default stream, which a non-blocking
-  // stream given in ctl does not wait for (nor it for that): order both ways.
-  ufunc::synchronize();
+  visit_check<Target> t(s, seed);
+  auto xv = t.x.view();
+  auto ov = t.out.view();
+  auto cv = t.cnt.view();
   ufunc::parallel_for<Target>(
       s,
       [=] UFUNC_HD (std::size_t i, std::size_t j) {
@@ -90,31 +103,23 @@ void check_2d(index_t rows, index_t cols, std::uint64_t seed, Ctl&&... ctl) {
         cv(i, j) += 1;
       },
       std::forward<Ctl>(ctl)...);
-  ufunc::synchronize();
-  std::vector<long long> want(hx.size());
+  std::vector<long long> want(t.hx.size());
   for (index_t i = 0; i < rows; ++i)
     for (index_t j = 0; j < cols; ++j) {
       const auto p = static_cast<std::size_t>(i * cols + j);
-      want[p] = hx[p] + i * 1000003LL + j;
+      want[p] = t.hx[p] + i * 1000003LL + j;
     }
-  test::expect_equal(out.to_host(), want);
-  expect_visited_once(cnt.to_host());
+  t.expect(want);
 }
 
 template <class Target, class... Ctl>
 void check_3d(index_t d0, index_t d1, index_t d2, std::uint64_t seed, Ctl&&... ctl) {
   INFO("target " << Target::name << " shape (" << d0 << "," << d1 << "," << d2 << ") seed " << seed);
   const shape s{d0, d1, d2};
-  const auto hx = test::random_vector<int>(static_cast<std::size_t>(s.count()), seed, -1000, 1000);
-  auto x = ufunc::asarray<Target>(hx, s);
-  auto out = ufunc::empty<long long, Target>(s);
-  auto cnt = ufunc::zeros<int, Target>(s);
-  auto xv = x.view();
-  auto ov = out.view();
-  auto cv = cnt.view();
-  // The arrays were prepared on the legacy default stream, which a non-blocking
-  // stream given in ctl does not wait for (nor it for that): order both ways.
-  ufunc::synchronize();
+  visit_check<Target> t(s, seed);
+  auto xv = t.x.view();
+  auto ov = t.out.view();
+  auto cv = t.cnt.view();
   ufunc::parallel_for<Target>(
       s,
       [=] UFUNC_HD (std::size_t i, std::size_t j, std::size_t k) {
@@ -123,16 +128,14 @@ void check_3d(index_t d0, index_t d1, index_t d2, std::uint64_t seed, Ctl&&... c
         cv(i, j, k) += 1;
       },
       std::forward<Ctl>(ctl)...);
-  ufunc::synchronize();
-  std::vector<long long> want(hx.size());
+  std::vector<long long> want(t.hx.size());
   for (index_t i = 0; i < d0; ++i)
     for (index_t j = 0; j < d1; ++j)
       for (index_t k = 0; k < d2; ++k) {
         const auto p = static_cast<std::size_t>((i * d1 + j) * d2 + k);
-        want[p] = hx[p] + i * 1000003LL * 1009LL + j * 1009LL + k;
+        want[p] = t.hx[p] + i * 1000003LL * 1009LL + j * 1009LL + k;
       }
-  test::expect_equal(out.to_host(), want);
-  expect_visited_once(cnt.to_host());
+  t.expect(want);
 }
 
 /// A generic function object: callable with 1, 2 or 3 indices; the index space's
