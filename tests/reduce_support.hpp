@@ -1,6 +1,6 @@
-// Shared helpers of the reduction tests (test_reduce.cpp, test_reduce_axes.cpp):
-// reference groups by index math, double sums, the tree-order error bound, and
-// the small function objects the tests reduce with.
+// Shared helpers of the reduction tests (test_reduce.cpp, test_reduce_axes.cpp,
+// test_ufunc_methods.cpp): reference groups by index math, double sums, the
+// tree-order error bound, and the small function objects the tests reduce with.
 #pragma once
 
 #include "test_support.hpp"
