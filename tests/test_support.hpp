@@ -94,6 +94,12 @@ using ufunc::index_t;
 /// A shape from a list of dims (rank 0 for an empty list).
 inline ufunc::shape shape_of(const std::vector<index_t>& dims) { return ufunc::shape(dims); }
 
+/// Host data `h` as a new row-major array of target Tg with dims `dims`.
+template <class Tg, class T>
+ufunc::array<T, Tg> make(const std::vector<T>& h, const std::vector<index_t>& dims) {
+  return ufunc::asarray<Tg>(h, shape_of(dims));
+}
+
 inline std::vector<index_t> dims_of(const ufunc::shape& s) {
   std::vector<index_t> d;
   for (int i = 0; i < s.size(); ++i) d.push_back(s[i]);
