@@ -59,6 +59,14 @@ inline double dabs_sum(const std::vector<float>& g) {
   return s;
 }
 
+/// `got` is the sum of the doubles `g` within 64 ulps of their magnitude sum
+/// (|got - sum| <= 64 * 2^-53 * sum|g|), the bound the double reductions are held to.
+inline bool double_sum_close(double got, const std::vector<double>& g) {
+  double s = 0, sa = 0;
+  for (double v : g) s += v, sa += std::fabs(v);
+  return std::fabs(got - s) <= 64 * std::ldexp(1.0, -53) * sa;
+}
+
 /// Error bound of a pairwise (tree) float sum of `n` terms: (ceil(log2 n) + 2) *
 /// u * sum|x| (Higham; +2 for the final conversions). The engines' trees have short
 /// serial leaves, whose worst case is wider, but random rounding keeps real errors
