@@ -1,5 +1,6 @@
 // Shared test helpers: fresh random data (a new seed every run, printed on
-// failure through doctest's INFO), host references and tolerances.
+// failure through doctest's INFO), host references and tolerances, the loops
+// over targets and element types, and the message of an expected exception.
 #pragma once
 
 #include <doctest/doctest.h>
