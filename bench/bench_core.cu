@@ -42,16 +42,9 @@ bool check_close(const std::vector<float>& a, const std::vector<float>& b, float
 }  // namespace
 
 int main() {
-  const auto devs = ufunc::devices();
-  if (devs.empty()) {
-    std::puts("bench_core: no CUDA device");
-    return 77;
-  }
-  const auto& dev = devs[0];
-  const double peak = dev.peak_bandwidth();  // bytes/s
-  std::printf("device: %s, %d SMs, cc %d.%d, %.1f GiB, peak bandwidth %.1f GB/s (clock %d kHz x %d bit x 2)\n\n",
-              dev.name.c_str(), dev.multiprocessors, dev.cc_major, dev.cc_minor,
-              dev.total_memory / double(1u << 30), peak / 1e9, dev.memory_clock_khz, dev.memory_bus_bits);
+  const auto dev = bench_device("bench_core", with_cc_and_memory | with_memory_clock);
+  if (!dev) return 77;
+  const double peak = dev->peak_bandwidth();  // bytes/s
 
   std::mt19937 rng(std::random_device{}());
   std::normal_distribution<float> normal(0.f, 1.f);

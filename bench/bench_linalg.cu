@@ -38,31 +38,6 @@ namespace {
     }                                                                                       \
   } while (0)
 
-/// Median device time of fn() in ms; the repetition count adapts so a
-/// measurement takes about `budget_ms` (at least 3, at most `max_reps`).
-double time_ms(const std::function<void()>& fn, double budget_ms = 300, int max_reps = 30) {
-  event_pair ev;
-  fn();  // warm-up (module load, pool growth)
-  UFUNC_CUDA_CHECK(cudaEventRecord(ev.a));
-  fn();
-  UFUNC_CUDA_CHECK(cudaEventRecord(ev.b));
-  UFUNC_CUDA_CHECK(cudaEventSynchronize(ev.b));
-  float first = 0;
-  UFUNC_CUDA_CHECK(cudaEventElapsedTime(&first, ev.a, ev.b));
-  const int reps = std::max(3, std::min(max_reps, static_cast<int>(budget_ms / std::max(first, 1e-3f))));
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    UFUNC_CUDA_CHECK(cudaEventRecord(ev.a));
-    fn();
-    UFUNC_CUDA_CHECK(cudaEventRecord(ev.b));
-    UFUNC_CUDA_CHECK(cudaEventSynchronize(ev.b));
-    float ms = 0;
-    UFUNC_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.a, ev.b));
-    t.push_back(ms);
-  }
-  return median(t);
-}
-
 double rel_frobenius(const std::vector<float>& got, const std::vector<float>& ref) {
   double num = 0, den = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -124,15 +99,8 @@ det::gemm_args<float> gemm_of(const ufunc::array<float>& a, const ufunc::array<f
 }  // namespace
 
 int main() {
-  const auto devs = ufunc::devices();
-  if (devs.empty()) {
-    std::puts("bench_linalg: no CUDA device");
-    return 77;
-  }
-  const auto& dev = devs[0];
-  std::printf("device: %s, %d SMs, cc %d.%d, %.1f GiB, peak bandwidth %.0f GB/s\n\n", dev.name.c_str(),
-              dev.multiprocessors, dev.cc_major, dev.cc_minor, dev.total_memory / double(1u << 30),
-              dev.peak_bandwidth() / 1e9);
+  const auto dev = bench_device("bench_linalg", with_cc_and_memory);
+  if (!dev) return 77;
   std::mt19937 rng(std::random_device{}());
   std::normal_distribution<float> normal(0.f, 1.f);
   const bool quick = std::getenv("BENCH_QUICK") != nullptr;
@@ -160,9 +128,9 @@ int main() {
     // Plain FP32 in both modes (TF32 needs CUBLAS_TF32_TENSOR_OP_MATH or the
     // NVIDIA_TF32_OVERRIDE variable); the faster of the two is the reference.
     CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
-    const double cublas_default = time_ms(sgemm);
+    const double cublas_default = time_device_ms_budget(sgemm);
     CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH));
-    const double cublas_pedantic = time_ms(sgemm);
+    const double cublas_pedantic = time_device_ms_budget(sgemm);
     const double cublas_ms = std::min(cublas_default, cublas_pedantic);
     const auto href = c_ref.to_host();
     const std::string sz = std::to_string(n) + "^3";
@@ -176,7 +144,8 @@ int main() {
         std::printf("MISMATCH: %s at %s: relative Frobenius error %.3g vs cuBLAS\n", ufunc::to_string(v), sz.c_str(), err);
         return 1;
       }
-      const double ms = time_ms([&] { ufunc::matmul(a, b, ufunc::out(c), v); }, 300, v == ufunc::matmul_variant::naive ? 5 : 30);
+      const double ms = time_device_ms_budget([&] { ufunc::matmul(a, b, ufunc::out(c), v); }, 300,
+                                              v == ufunc::matmul_variant::naive ? 5 : 30);
       const double ratio = cublas_ms / ms;
       const std::string what = std::string(ufunc::to_string(v)) + " " + sz;
       report(what + ": TFLOP/s", flop / ms / 1e9, "TFLOP/s");
@@ -188,27 +157,23 @@ int main() {
     // (each with its own split-k choice), every result checked against cuBLAS.
     if (sweeps) {
       auto g = gemm_of(a, b, c, n, n, n);
-      const int sms = dev.multiprocessors;
-      auto sweep = [&](const char* name, void (*fn)(const det::gemm_args<float>&, int)) {
-        fn(g, sms);
+      const int sms = dev->multiprocessors;
+      auto sweep = [&](const std::string& name, const std::function<void()>& run) {
+        run();
         const double err = rel_frobenius(c.to_host(), href);
-        const double ms = time_ms([&] { fn(g, sms); });
-        report(std::string("  sweep ") + name + " " + sz + (err <= 1e-5 ? "" : " MISMATCH"), cublas_ms / ms, "x cuBLAS");
+        const double ms = time_device_ms_budget(run);
+        report("  sweep " + name + " " + sz + (err <= 1e-5 ? "" : " MISMATCH"), cublas_ms / ms, "x cuBLAS");
       };
-      sweep("default configuration", &run_cfg<cfg_default>);
-      sweep("128x128x8 8x8 minblocks 2", &run_cfg<cfg_8x8_b2>);
-      sweep("128x128x8 8x8 minblocks 1", &run_cfg<cfg_8x8_b1>);
-      sweep("128x128x16 8x8 minblocks 1", &run_cfg<cfg_8x8_k16_b1>);
-      sweep("128x256x8 8x16 minblocks 1", &run_cfg<cfg_8x16_b1>);
-      sweep("256x128x8 16x8 minblocks 1", &run_cfg<cfg_16x8_b1>);
+      sweep("default configuration", [&] { run_cfg<cfg_default>(g, sms); });
+      sweep("128x128x8 8x8 minblocks 2", [&] { run_cfg<cfg_8x8_b2>(g, sms); });
+      sweep("128x128x8 8x8 minblocks 1", [&] { run_cfg<cfg_8x8_b1>(g, sms); });
+      sweep("128x128x16 8x8 minblocks 1", [&] { run_cfg<cfg_8x8_k16_b1>(g, sms); });
+      sweep("128x256x8 8x16 minblocks 1", [&] { run_cfg<cfg_8x16_b1>(g, sms); });
+      sweep("256x128x8 16x8 minblocks 1", [&] { run_cfg<cfg_16x8_b1>(g, sms); });
       if (n == 1024)
-        for (int s : {1, 2, 4, 8}) {
-          det::launch_matmul_optimized_with<cfg_8x16_b1>(g, s, {});
-          const double err = rel_frobenius(c.to_host(), href);
-          const double ms = time_ms([&] { det::launch_matmul_optimized_with<cfg_8x16_b1>(g, s, {}); });
-          report("  sweep 128x256x8 split-k " + std::to_string(s) + " " + sz + (err <= 1e-5 ? "" : " MISMATCH"),
-                 cublas_ms / ms, "x cuBLAS");
-        }
+        for (int s : {1, 2, 4, 8})
+          sweep("128x256x8 split-k " + std::to_string(s),
+                [&] { det::launch_matmul_optimized_with<cfg_8x16_b1>(g, s, {}); });
     }
   }
 
@@ -229,25 +194,32 @@ int main() {
     auto y = ufunc::empty<T>(ufunc::shape{cols, rows});
     const double bytes = 2.0 * count * sizeof(T);
     const std::string sz = std::to_string(rows) + "x" + std::to_string(cols) + " " + std::to_string(sizeof(T)) + "B";
-    const double copy_ms = time_ms([&] { copy_bytes(x.data(), y.data(), count * long(sizeof(T)), dev.multiprocessors); });
-    const double memcpy_ms = time_ms([&] {
+    const double copy_ms =
+        time_device_ms_budget([&] { copy_bytes(x.data(), y.data(), count * long(sizeof(T)), dev->multiprocessors); });
+    const double memcpy_ms = time_device_ms_budget([&] {
       UFUNC_CUDA_CHECK(cudaMemcpyAsync(y.data(), x.data(), count * sizeof(T), cudaMemcpyDeviceToDevice));
     });
+    // Elements of y that are not (bit for bit) the transpose of h.
+    auto wrong_elements = [&] {
+      const auto got = y.to_host();
+      std::size_t bad = 0;
+      for (long i = 0; i < rows; ++i)
+        for (long j = 0; j < cols; ++j)
+          bad += std::memcmp(&got[static_cast<std::size_t>(j * rows + i)], &h[static_cast<std::size_t>(i * cols + j)],
+                             sizeof(T)) != 0;
+      return bad;
+    };
     report("copy kernel " + sz + ": GB/s", bytes / copy_ms / 1e6, "GB/s");
     report("cudaMemcpy " + sz + ": GB/s", bytes / memcpy_ms / 1e6, "GB/s");
     double naive_ms = 0, tiled_ms = 0;
     for (auto v : ufunc::transpose_variants()) {
       ufunc::transpose(x, ufunc::out(y), v);
-      const auto got = y.to_host();
-      std::size_t bad = 0;
-      for (long i = 0; i < rows; ++i)
-        for (long j = 0; j < cols; ++j)
-          bad += std::memcmp(&got[static_cast<std::size_t>(j * rows + i)], &h[static_cast<std::size_t>(i * cols + j)], sizeof(T)) != 0;
+      const std::size_t bad = wrong_elements();
       if (bad) {
         std::printf("MISMATCH: transpose %s %s: %zu elements wrong\n", ufunc::to_string(v), sz.c_str(), bad);
         std::exit(1);
       }
-      const double ms = time_ms([&] { ufunc::transpose(x, ufunc::out(y), v); });
+      const double ms = time_device_ms_budget([&] { ufunc::transpose(x, ufunc::out(y), v); });
       if (v == ufunc::transpose_variant::naive) naive_ms = ms;
       if (v == ufunc::transpose_variant::tiled) tiled_ms = ms;
       const std::string what = std::string(ufunc::to_string(v)) + " " + sz;
@@ -269,12 +241,8 @@ int main() {
         auto sweep = [&](const char* name, void (*fn)(const det::copy_args&, ufunc::stream_ref)) {
           UFUNC_CUDA_CHECK(cudaMemset(y.data(), 0xFF, count * sizeof(T)));
           fn(plan.args, {});
-          const auto got = y.to_host();
-          std::size_t bad = 0;
-          for (long i = 0; i < rows; ++i)
-            for (long j = 0; j < cols; ++j)
-              bad += std::memcmp(&got[static_cast<std::size_t>(j * rows + i)], &h[static_cast<std::size_t>(i * cols + j)], sizeof(T)) != 0;
-          const double ms = time_ms([&] { fn(plan.args, {}); });
+          const std::size_t bad = wrong_elements();
+          const double ms = time_device_ms_budget([&] { fn(plan.args, {}); });
           report(std::string("  sweep ") + name + " " + sz + (bad ? " MISMATCH" : ""), copy_ms / ms, "x copy");
         };
         if (w == 4) {

@@ -51,6 +51,39 @@ double time_sync_call_us(const std::function<void()>& fn, int calls = 200, int b
   return median(t);
 }
 
+/// cub::DeviceReduce::Sum of `n` floats from `in` into `out`, its temporary
+/// storage allocated once, up front (the reference the sums are held against).
+class cub_sum {
+ public:
+  cub_sum(const float* in, float* out, std::size_t n) : in_(in), out_(out), n_(static_cast<int>(n)) {
+    UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes_, in_, out_, n_));
+    UFUNC_CUDA_CHECK(cudaMalloc(&temp_, temp_bytes_));
+  }
+  ~cub_sum() { cudaFree(temp_); }
+  cub_sum(const cub_sum&) = delete;
+  cub_sum& operator=(const cub_sum&) = delete;
+
+  void operator()() { UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(temp_, temp_bytes_, in_, out_, n_)); }
+
+ private:
+  const float* in_;
+  float* out_;
+  int n_;
+  std::size_t temp_bytes_ = 0;
+  void* temp_ = nullptr;
+};
+
+constexpr int batch = 10;  // calls between two events: host work overlaps the GPU's
+
+/// Device time of one fn() in ms, timed over `batch` back-to-back calls.
+template <class Fn>
+double time_batched_ms(Fn&& fn) {
+  const double ms = time_device_ms([&] {
+    for (int i = 0; i < batch; ++i) fn();
+  });
+  return ms / batch;
+}
+
 bool check(const char* what, double got, double want, double tol) {
   const bool ok = std::fabs(got - want) <= tol;
   if (!ok) std::printf("CHECK FAILED: %s = %.9g, reference %.9g (tolerance %.3g)\n", what, got, want, tol);
@@ -60,15 +93,9 @@ bool check(const char* what, double got, double want, double tol) {
 }  // namespace
 
 int main() {
-  const auto devs = ufunc::devices();
-  if (devs.empty()) {
-    std::puts("bench_reduce: no CUDA device");
-    return 77;
-  }
-  const auto& dev = devs[0];
-  const double peak = dev.peak_bandwidth();
-  std::printf("device: %s, %d SMs, peak bandwidth %.1f GB/s (clock %d kHz x %d bit x 2)\n\n", dev.name.c_str(),
-              dev.multiprocessors, peak / 1e9, dev.memory_clock_khz, dev.memory_bus_bits);
+  const auto dev = bench_device("bench_reduce", with_memory_clock);
+  if (!dev) return 77;
+  const double peak = dev->peak_bandwidth();
   bool correct = true;
   // BENCH_ONLY=axis runs part 4 alone (a short lease).
   const bool all_parts = !(std::getenv("BENCH_ONLY") && std::string(std::getenv("BENCH_ONLY")) == "axis");
@@ -88,23 +115,12 @@ int main() {
 
   float* d_out = nullptr;
   UFUNC_CUDA_CHECK(cudaMalloc(&d_out, sizeof(float)));
-  std::size_t temp_bytes = 0;
-  UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, x.data(), d_out, static_cast<int>(n)));
-  void* d_temp = nullptr;
-  UFUNC_CUDA_CHECK(cudaMalloc(&d_temp, temp_bytes));
+  cub_sum cub_x(x.data(), d_out, n);
 
-  constexpr int batch = 10;  // calls between two events: host work overlaps the GPU's
   if (all_parts) {
-  const double cub_ms = time_device_ms([&] {
-    for (int i = 0; i < batch; ++i)
-      UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(d_temp, temp_bytes, x.data(), d_out, static_cast<int>(n)));
-  }) / batch;
-  const double sum_ms = time_device_ms([&] {
-    for (int i = 0; i < batch; ++i) ufunc::sum(x, ufunc::out(r0));
-  }) / batch;
-  const double abs_ms = time_device_ms([&] {
-    for (int i = 0; i < batch; ++i) abs_sum(x, ufunc::out(r0));
-  }) / batch;
+  const double cub_ms = time_batched_ms(cub_x);
+  const double sum_ms = time_batched_ms([&] { ufunc::sum(x, ufunc::out(r0)); });
+  const double abs_ms = time_batched_ms([&] { abs_sum(x, ufunc::out(r0)); });
   const double eps_bound = 27 * std::ldexp(1.0, -24) * abs_ref;
   correct &= check("sum 2^27", ufunc::sum(x), ref, eps_bound);
   correct &= check("abs-sum 2^27", abs_sum(x), abs_ref, eps_bound);
@@ -142,12 +158,9 @@ int main() {
     auto xs = ufunc::to_device(std::vector<float>(h.begin(), h.begin() + m));
     float* pinned = nullptr;
     UFUNC_CUDA_CHECK(cudaMallocHost(&pinned, sizeof(float)));
-    std::size_t tb = 0;
-    UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, tb, xs.data(), d_out, static_cast<int>(m)));
-    void* dt = nullptr;
-    UFUNC_CUDA_CHECK(cudaMalloc(&dt, tb));
+    cub_sum cub_xs(xs.data(), d_out, m);
     const double floor_us = time_sync_call_us([&] {
-      UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(dt, tb, xs.data(), d_out, static_cast<int>(m)));
+      cub_xs();
       UFUNC_CUDA_CHECK(cudaMemcpyAsync(pinned, d_out, sizeof(float), cudaMemcpyDeviceToHost, 0));
       UFUNC_CUDA_CHECK(cudaStreamSynchronize(0));
     });
@@ -160,7 +173,6 @@ int main() {
     report("float s = ufunc::sum(x), 2^20", ours_us, "us");
     const double ratio = ours_us / floor_us;
     report("sum to host / floor", ratio, "ratio", "<= 1.25", ratio <= 1.25);
-    UFUNC_CUDA_CHECK(cudaFree(dt));
     UFUNC_CUDA_CHECK(cudaFreeHost(pinned));
   }
 
@@ -175,23 +187,13 @@ int main() {
     const double mbytes = double(R) * C * sizeof(float) + C * sizeof(float);
     // Reference: CUB's whole-matrix sum reads the same bytes (what a plain
     // streaming read reaches here).
-    std::size_t mtemp = 0;
-    UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, mtemp, A.data(), d_out, static_cast<int>(R * C)));
-    void* dm = nullptr;
-    UFUNC_CUDA_CHECK(cudaMalloc(&dm, mtemp));
-    const double cub_m_ms = time_device_ms([&] {
-      for (int i = 0; i < batch; ++i)
-        UFUNC_CUDA_CHECK(cub::DeviceReduce::Sum(dm, mtemp, A.data(), d_out, static_cast<int>(R * C)));
-    }) / batch;
-    UFUNC_CUDA_CHECK(cudaFree(dm));
+    const double cub_m_ms = time_batched_ms(cub_sum(A.data(), d_out, static_cast<std::size_t>(R * C)));
     report("cub::DeviceReduce::Sum (8192,8192) f32 whole: bandwidth / peak", double(R) * C * 4 / cub_m_ms / 1e-3 / peak,
            "ratio");
     for (int a : {0, 1}) {
       // Back-to-back calls, as for the 2^27 sum: the bandwidth of the reduction
       // itself, not of one call's host latency (reported below as well).
-      const double ms = time_device_ms([&] {
-        for (int i = 0; i < batch; ++i) ufunc::sum(A, ufunc::axis(a), ufunc::out(rows));
-      }) / batch;
+      const double ms = time_batched_ms([&] { ufunc::sum(A, ufunc::axis(a), ufunc::out(rows)); });
       const double frac = mbytes / ms / 1e-3 / peak;
       report("sum (8192,8192) f32 axis " + std::to_string(a) + ": bandwidth / peak", frac, "ratio", ">= 0.80",
              frac >= 0.80);
@@ -211,14 +213,10 @@ int main() {
     // A tall, narrow matrix along its long axis: few outputs, split reduction.
     auto T = ufunc::to_device(std::vector<float>(h.begin(), h.begin() + (1 << 20) * 64), {1 << 20, 64});
     auto r64 = ufunc::empty<float>({64});
-    const double ms = time_device_ms([&] {
-      for (int i = 0; i < batch; ++i) ufunc::sum(T, ufunc::axis(0), ufunc::out(r64));
-    }) / batch;
+    const double ms = time_batched_ms([&] { ufunc::sum(T, ufunc::axis(0), ufunc::out(r64)); });
     report("sum (2^20, 64) f32 axis 0: bandwidth / peak", double(1 << 20) * 64 * 4 / ms / 1e-3 / peak, "ratio");
     auto r20 = ufunc::empty<float>({1 << 20});
-    const double ms1 = time_device_ms([&] {
-      for (int i = 0; i < batch; ++i) ufunc::sum(T, ufunc::axis(1), ufunc::out(r20));
-    }) / batch;
+    const double ms1 = time_batched_ms([&] { ufunc::sum(T, ufunc::axis(1), ufunc::out(r20)); });
     report("sum (2^20, 64) f32 axis 1: bandwidth / peak", double(1 << 20) * 65 * 4 / ms1 / 1e-3 / peak, "ratio");
     // Short rows of 2^26 floats in all (lane groups: 2 lanes up to 8 slots of 4
     // floats, 4 up to 64, a warp beyond), a few rows' sums checked against double
@@ -227,9 +225,7 @@ int main() {
       const ufunc::index_t rows_n = (ufunc::index_t(1) << 26) / len;
       auto S = ufunc::to_device(std::vector<float>(h.begin(), h.begin() + rows_n * len), {rows_n, len});
       auto rs = ufunc::empty<float>({rows_n});
-      const double ms_s = time_device_ms([&] {
-        for (int i = 0; i < batch; ++i) ufunc::sum(S, ufunc::axis(1), ufunc::out(rs));
-      }) / batch;
+      const double ms_s = time_batched_ms([&] { ufunc::sum(S, ufunc::axis(1), ufunc::out(rs)); });
       report("sum (" + std::to_string(rows_n) + ", " + std::to_string(len) + ") f32 axis 1: bandwidth / peak",
              double(rows_n) * (len + 1) * 4 / ms_s / 1e-3 / peak, "ratio");
       const auto got = rs.to_host();
@@ -241,7 +237,6 @@ int main() {
     }
   }
 
-  UFUNC_CUDA_CHECK(cudaFree(d_temp));
   UFUNC_CUDA_CHECK(cudaFree(d_out));
   std::printf("\nresults checked against double references: %s\n", correct ? "ok" : "MISMATCH");
   summary("bench_reduce");

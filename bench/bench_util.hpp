@@ -1,6 +1,7 @@
-// Timing and reporting helpers shared by the benchmarks: device-event timing with
-// warm-up and medians, host time per call, and a table of measured ratios next
-// to their targets (reported, never asserted).
+// Timing and reporting helpers shared by the benchmarks: the preamble (device
+// check and "device:" line), device-event timing with warm-up and medians, host
+// time per call, and a table of measured ratios next to their targets (reported,
+// never asserted).
 #pragma once
 
 #include <ufunc/ufunc.hpp>
@@ -9,21 +10,69 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace {
 
-struct event_pair {
-  cudaEvent_t a, b;
-  event_pair() {
-    UFUNC_CUDA_CHECK(cudaEventCreate(&a));
-    UFUNC_CUDA_CHECK(cudaEventCreate(&b));
+/// What a benchmark's "device:" line shows besides the name, the SM count and
+/// the peak bandwidth (bench_device's `shown`, or-ed).
+enum device_line : unsigned {
+  with_cc_and_memory = 1,  ///< compute capability and GiB of memory
+  with_memory_clock = 2,   ///< the peak to 0.1 GB/s and what it is computed from (else to 1 GB/s)
+};
+
+/// The benchmark preamble: the first CUDA device, after printing its "device:"
+/// line and a blank line; none, after "<bench>: no CUDA device", when there is
+/// none (main then returns 77, which ctest reports as skipped).
+std::optional<ufunc::device_info> bench_device(const char* bench, unsigned shown) {
+  const auto devs = ufunc::devices();
+  if (devs.empty()) {
+    std::printf("%s: no CUDA device\n", bench);
+    return std::nullopt;
   }
-  ~event_pair() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
+  const auto& dev = devs[0];
+  const double peak = dev.peak_bandwidth();  // bytes/s
+  std::printf("device: %s, %d SMs", dev.name.c_str(), dev.multiprocessors);
+  if (shown & with_cc_and_memory)
+    std::printf(", cc %d.%d, %.1f GiB", dev.cc_major, dev.cc_minor, dev.total_memory / double(1u << 30));
+  if (shown & with_memory_clock)
+    std::printf(", peak bandwidth %.1f GB/s (clock %d kHz x %d bit x 2)\n\n", peak / 1e9, dev.memory_clock_khz,
+                dev.memory_bus_bits);
+  else
+    std::printf(", peak bandwidth %.0f GB/s\n\n", peak / 1e9);
+  return dev;
+}
+
+/// Two events on the default stream: the device time of what runs between them.
+class event_timer {
+ public:
+  event_timer() {
+    UFUNC_CUDA_CHECK(cudaEventCreate(&a_));
+    UFUNC_CUDA_CHECK(cudaEventCreate(&b_));
   }
+  ~event_timer() {
+    cudaEventDestroy(a_);
+    cudaEventDestroy(b_);
+  }
+  event_timer(const event_timer&) = delete;
+  event_timer& operator=(const event_timer&) = delete;
+
+  /// Device time of one fn() in milliseconds (waits for it).
+  template <class Fn>
+  float time_ms(Fn&& fn) {
+    UFUNC_CUDA_CHECK(cudaEventRecord(a_));
+    fn();
+    UFUNC_CUDA_CHECK(cudaEventRecord(b_));
+    UFUNC_CUDA_CHECK(cudaEventSynchronize(b_));
+    float ms = 0;
+    UFUNC_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t a_, b_;
 };
 
 double median(std::vector<double> v) {
@@ -31,21 +80,27 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-/// Median device time of fn() in milliseconds (events on the default stream).
+/// Median device time of fn() in milliseconds over `reps` calls, after `warmup`
+/// calls and a device synchronize.
 double time_device_ms(const std::function<void()>& fn, int warmup = 3, int reps = 25) {
   for (int i = 0; i < warmup; ++i) fn();
   UFUNC_CUDA_CHECK(cudaDeviceSynchronize());
-  event_pair ev;
+  event_timer ev;
   std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    UFUNC_CUDA_CHECK(cudaEventRecord(ev.a));
-    fn();
-    UFUNC_CUDA_CHECK(cudaEventRecord(ev.b));
-    UFUNC_CUDA_CHECK(cudaEventSynchronize(ev.b));
-    float ms = 0;
-    UFUNC_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.a, ev.b));
-    t.push_back(ms);
-  }
+  for (int i = 0; i < reps; ++i) t.push_back(ev.time_ms(fn));
+  return median(t);
+}
+
+/// Median device time of fn() in milliseconds, the repetition count adapted so a
+/// measurement takes about `budget_ms` (at least 3, at most `max_reps`): one
+/// warm-up call (module load, pool growth), one timed call to size the count.
+double time_device_ms_budget(const std::function<void()>& fn, double budget_ms = 300, int max_reps = 30) {
+  event_timer ev;
+  fn();
+  const float first = ev.time_ms(fn);
+  const int reps = std::max(3, std::min(max_reps, static_cast<int>(budget_ms / std::max(first, 1e-3f))));
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) t.push_back(ev.time_ms(fn));
   return median(t);
 }
 
@@ -81,7 +136,6 @@ void report(const std::string& what, double value, const std::string& unit, cons
               target.empty() ? "" : (pass ? "  PASS" : "  FAIL"));
   std::fflush(stdout);
 }
-
 
 /// Prints the targets with their verdicts.
 void summary(const char* name) {

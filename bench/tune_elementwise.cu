@@ -5,6 +5,8 @@
 #include <ufunc/ufunc.hpp>
 #include <ufunc/detail/cuda/kernels/elementwise_rows.cuh>
 
+#include "bench_util.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -16,21 +18,13 @@ using namespace ufunc::detail;
 namespace {
 constexpr float SQRT_2PI = 2.5066282746310002f;
 
+/// The upper median of `reps` device times of fn() in ms, after 3 warm-up calls;
+/// then the kernels' launch errors are checked.
 double time_ms(const std::function<void()>& fn, int reps = 20) {
   for (int i = 0; i < 3; ++i) fn();
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
+  event_timer ev;
   std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    cudaEventRecord(a);
-    fn();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
+  for (int i = 0; i < reps; ++i) t.push_back(ev.time_ms(fn));
   UFUNC_CUDA_CHECK(cudaGetLastError());
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];

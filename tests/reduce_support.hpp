@@ -1,6 +1,6 @@
-// Shared helpers of the reduction tests (test_reduce.cpp, test_reduce_axes.cpp):
-// reference groups by index math, double sums, the tree-order error bound, and
-// the small function objects the tests reduce with.
+// Shared helpers of the reduction tests (test_reduce.cpp, test_reduce_axes.cpp,
+// test_ufunc_methods.cpp): reference groups by index math, double sums, the
+// tree-order error bound, and the small function objects the tests reduce with.
 #pragma once
 
 #include "test_support.hpp"
@@ -59,6 +59,14 @@ inline double dabs_sum(const std::vector<float>& g) {
   return s;
 }
 
+/// `got` is the sum of the doubles `g` within 64 ulps of their magnitude sum
+/// (|got - sum| <= 64 * 2^-53 * sum|g|), the bound the double reductions are held to.
+inline bool double_sum_close(double got, const std::vector<double>& g) {
+  double s = 0, sa = 0;
+  for (double v : g) s += v, sa += std::fabs(v);
+  return std::fabs(got - s) <= 64 * std::ldexp(1.0, -53) * sa;
+}
+
 /// Error bound of a pairwise (tree) float sum of `n` terms: (ceil(log2 n) + 2) *
 /// u * sum|x| (Higham; +2 for the final conversions). The engines' trees have short
 /// serial leaves, whose worst case is wider, but random rounding keeps real errors
@@ -90,17 +98,12 @@ struct sq_diff {
   UFUNC_HD double operator()(float a, float b) const { return double(a - b) * double(a - b); }
 };
 
+/// `fn` throws an std::invalid_argument (shape_error, value_error) whose message contains `part`.
 template <class Fn>
 void expect_throws_with(Fn fn, const char* part) {
-  bool thrown = false;
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    thrown = true;
-    INFO("message: " << std::string(e.what()) << "; expected to contain: " << part);
-    CHECK(test::contains(e.what(), part));
-  }
-  CHECK(thrown);
+  const std::string what = test::message_of<std::invalid_argument>(fn);
+  INFO("message: " << what << "; expected to contain: " << part);
+  CHECK(test::contains(what, part));  // fails too when nothing was thrown ("")
 }
 
 }  // namespace reduce_test

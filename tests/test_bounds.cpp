@@ -4,18 +4,18 @@
 // are unaffected, and that an error inside parallel_for<target::host> reaches the
 // caller. The device side (printf + trap) is shown by example_histogram_debug.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include <doctest/doctest.h>
+#include "test_support.hpp"
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
-
-#include <ufunc/ufunc.hpp>
 
 #if !defined(UFUNC_DEBUG)
 #  error "test_bounds.cpp is built with UFUNC_DEBUG"
 #endif
 
+using test::contains;
 using ufunc::index_t;
 using ufunc::shape;
 using host = ufunc::target::host;
@@ -25,15 +25,8 @@ namespace {
 /// The message of the std::out_of_range that `fn` throws ("" if none).
 template <class Fn>
 std::string out_of_range_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::out_of_range& e) {
-    return e.what();
-  }
-  return "";
+  return test::message_of<std::out_of_range>(std::forward<Fn>(fn));
 }
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 // Shared test helpers: fresh random data (a new seed every run, printed on
-// failure through doctest's INFO), host references and tolerances.
+// failure through doctest's INFO), host references and tolerances, the loops
+// over targets and element types, and the message of an expected exception.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <ufunc/ufunc.hpp>
@@ -42,6 +44,39 @@ std::vector<T> random_vector(std::size_t n, std::uint64_t seed, double lo = -10.
 /// Row-major strides of a shape, as a vector.
 inline std::vector<ufunc::index_t> strides_of(const ufunc::shape& s) { return ufunc::contiguous_strides(s); }
 
+/// Runs `fn(Target{})` for the host target and, in a CUDA build, the CUDA target:
+/// the loop for a check that must hold on every target of the build. (nvcc allows
+/// no extended UFUNC_HD lambda inside the generic lambda `fn`: define those in a
+/// named function template that `fn` calls.)
+template <class Fn>
+void for_each_target(Fn&& fn) {
+  fn(ufunc::target::host{});
+  if constexpr (!std::is_same_v<ufunc::target::device, ufunc::target::host>) fn(ufunc::target::device{});
+}
+
+/// Runs `fn(T{})` for each type T of the list, in order: the loop for a check
+/// run per element type.
+template <class... T, class Fn>
+void for_each_type(Fn&& fn) {
+  (fn(T{}), ...);
+}
+
+/// A short name of an element type, for failure messages.
+template <class T>
+std::string type_name() {
+  if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
+  if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
+  if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+  if constexpr (std::is_same_v<T, int>) return "int";
+  if constexpr (std::is_same_v<T, unsigned>) return "unsigned";
+  if constexpr (std::is_same_v<T, long long>) return "long long";
+  if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
+  if constexpr (std::is_same_v<T, long>) return "long";
+  if constexpr (std::is_same_v<T, float>) return "float";
+  if constexpr (std::is_same_v<T, double>) return "double";
+  return "?";
+}
+
 /// Relative closeness for floating point: |a-b| <= rtol*max(|a|,|b|) + atol.
 inline bool close(double a, double b, double rtol = 1e-6, double atol = 1e-6) {
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
@@ -59,6 +94,12 @@ using ufunc::index_t;
 
 /// A shape from a list of dims (rank 0 for an empty list).
 inline ufunc::shape shape_of(const std::vector<index_t>& dims) { return ufunc::shape(dims); }
+
+/// Host data `h` as a new row-major array of target Tg with dims `dims`.
+template <class Tg, class T>
+ufunc::array<T, Tg> make(const std::vector<T>& h, const std::vector<index_t>& dims) {
+  return ufunc::asarray<Tg>(h, shape_of(dims));
+}
 
 inline std::vector<index_t> dims_of(const ufunc::shape& s) {
   std::vector<index_t> d;
@@ -132,6 +173,18 @@ inline std::int64_t ulp_distance(float a, float b) {
 
 /// True when `what` contains `part` (for checking error messages).
 inline bool contains(const std::string& what, const std::string& part) { return what.find(part) != std::string::npos; }
+
+/// The message of the exception of type E that `fn` throws ("" if it throws
+/// none; an exception of any other type propagates and fails the test).
+template <class E, class Fn>
+std::string message_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace test
 

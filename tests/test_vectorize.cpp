@@ -1,9 +1,16 @@
 // ufunc::vectorize: broadcasting, type conversion, generic functors, out buffers,
-// in-place use, strided views (negative, zero, transposed, sliced, misaligned),
-// several outputs, host containers, the host target, 1 to 8 inputs, ranks 0 to 8,
-// empty arrays and sizes around vector widths. Every value is checked against a
-// host reference that evaluates the broadcast by index math (test_support.hpp).
+// in-place use and strided views (negative, zero, transposed, sliced). Every
+// value is checked against a host reference that evaluates the broadcast by
+// index math (test_support.hpp). The rest of vectorize.hpp is in
+// test_vectorize_more.cpp (several outputs, the host target and host
+// containers, empty arrays, sizes, misalignment, math, streams),
+// test_vectorize_ranks.cpp (1 to 8 inputs, ranks 0 to 8),
+// test_vectorize_large.cpp (beyond 2^31 elements) and test_ufunc_methods.cpp
+// (reduce, accumulate, outer).
 #include "vectorize_support.hpp"
+
+// ---------------------------------------------------------------------------
+// Broadcasting
 
 TEST_CASE("vectorize: NumPy broadcasting table, values by index math") {
   auto f = ufunc::vectorize([] UFUNC_HD (int a, int b) { return 3 * a - b; }, "three_a_minus_b");
@@ -167,68 +174,6 @@ TEST_CASE("vectorize: a generic function object is instantiated per input types"
   test::expect_equal(id.to_host(), wid);
   test::expect_equal(fi.to_host(), wfi);
   test::expect_equal(cc.to_host(), wcc);
-}
-
-TEST_CASE("vectorize: host target with host arrays and a plain generic lambda, in every build") {
-  const auto seed = test::fresh_seed();
-  INFO("seed " << seed);
-  const std::size_t n = (1u << 20) + 7;
-  const auto hi = test::random_vector<int>(n, seed, -1000, 1000);
-  const auto hd = test::random_vector<double>(n, seed + 1);
-  auto mul = ufunc::vectorize<ufunc::target::host>([](auto a, auto b) { return a * b; });
-  static_assert(std::is_same_v<decltype(mul)::target_type, ufunc::target::host>);
-
-  const auto ai = ufunc::asarray<ufunc::target::host>(hi);
-  const auto ad = ufunc::asarray<ufunc::target::host>(hd);
-  auto r = mul(ai, ad);
-  static_assert(std::is_same_v<decltype(r), ufunc::host_array<double>>);
-  auto ri = mul(ai, 3);
-  static_assert(std::is_same_v<decltype(ri), ufunc::host_array<int>>);
-  std::vector<double> want(n);
-  std::vector<int> wanti(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    want[i] = hi[i] * hd[i];
-    wanti[i] = hi[i] * 3;
-  }
-  // Host memory: readable without to_host().
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < n; ++i) bad += r.data()[i] != want[i];
-  CHECK(bad == 0);
-  test::expect_equal(ri.to_host(), wanti);
-
-  // Host vectors in, host vectors out.
-  auto rv = mul(hi, hd);
-  static_assert(std::is_same_v<decltype(rv), std::vector<double>>);
-  test::expect_equal(rv, want);
-}
-
-TEST_CASE("vectorize: the host target calls f exactly once per element") {
-  const auto seed = test::fresh_seed();
-  INFO("seed " << seed);
-  std::atomic<long long> calls{0};
-  auto counted = ufunc::vectorize<ufunc::target::host>([&calls](float x, float y) {
-    calls.fetch_add(1, std::memory_order_relaxed);
-    return x - y;
-  });
-  for (std::size_t n : {0u, 1u, 3u, 4097u, 16384u, 16385u, (1u << 20) + 7u}) {
-    INFO("n " << n);
-    const auto hx = test::random_vector<float>(n, seed + n);
-    auto x = ufunc::asarray<ufunc::target::host>(hx);
-    calls = 0;
-    auto r = counted(x, 1.0f);
-    CHECK(calls.load() == static_cast<long long>(n));
-    std::vector<float> want(n);
-    for (std::size_t i = 0; i < n; ++i) want[i] = hx[i] - 1.0f;
-    test::expect_equal(r.to_host(), want);
-    // The strided (N-d) path too: every other element, reversed.
-    if (n >= 2) {
-      calls = 0;
-      const auto v = x.view().sliced(0, -1, -static_cast<index_t>(n) - 1, -2);
-      auto rs = counted(v, v);
-      CHECK(calls.load() == static_cast<long long>((n + 1) / 2));
-      test::expect_equal(rs.to_host(), std::vector<float>((n + 1) / 2, 0.0f));
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -469,7 +414,3 @@ TEST_CASE("vectorize: non-contiguous out views, the elements between them untouc
     }
   }
 }
-
-// ---------------------------------------------------------------------------
-// Several outputs
-

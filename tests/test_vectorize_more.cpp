@@ -1,8 +1,12 @@
-// ufunc::vectorize, continued: several outputs, host containers, empty arrays,
-// vector-width edges, misalignment, math accuracy, streams and >2^31 elements
-// (see test_vectorize.cpp for the reference scheme; 1 to 8 inputs and ranks 0 to
-// 8 are in test_vectorize_ranks.cpp).
+// ufunc::vectorize, continued: several outputs, the host target and host
+// containers, empty arrays, vector-width edges, misalignment, math accuracy and
+// streams (see test_vectorize.cpp for the reference scheme; 1 to 8 inputs and
+// ranks 0 to 8 are in test_vectorize_ranks.cpp, more than 2^31 elements in
+// test_vectorize_large.cpp).
 #include "vectorize_support.hpp"
+
+// ---------------------------------------------------------------------------
+// Several outputs
 
 TEST_CASE("vectorize: several outputs come back as a tuple of arrays") {
   const auto seed = test::fresh_seed();
@@ -92,7 +96,69 @@ TEST_CASE("vectorize: several outputs into out(a, b)") {
 }
 
 // ---------------------------------------------------------------------------
-// Host containers
+// The host target and host containers
+
+TEST_CASE("vectorize: host target with host arrays and a plain generic lambda, in every build") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = (1u << 20) + 7;
+  const auto hi = test::random_vector<int>(n, seed, -1000, 1000);
+  const auto hd = test::random_vector<double>(n, seed + 1);
+  auto mul = ufunc::vectorize<ufunc::target::host>([](auto a, auto b) { return a * b; });
+  static_assert(std::is_same_v<decltype(mul)::target_type, ufunc::target::host>);
+
+  const auto ai = ufunc::asarray<ufunc::target::host>(hi);
+  const auto ad = ufunc::asarray<ufunc::target::host>(hd);
+  auto r = mul(ai, ad);
+  static_assert(std::is_same_v<decltype(r), ufunc::host_array<double>>);
+  auto ri = mul(ai, 3);
+  static_assert(std::is_same_v<decltype(ri), ufunc::host_array<int>>);
+  std::vector<double> want(n);
+  std::vector<int> wanti(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    want[i] = hi[i] * hd[i];
+    wanti[i] = hi[i] * 3;
+  }
+  // Host memory: readable without to_host().
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) bad += r.data()[i] != want[i];
+  CHECK(bad == 0);
+  test::expect_equal(ri.to_host(), wanti);
+
+  // Host vectors in, host vectors out.
+  auto rv = mul(hi, hd);
+  static_assert(std::is_same_v<decltype(rv), std::vector<double>>);
+  test::expect_equal(rv, want);
+}
+
+TEST_CASE("vectorize: the host target calls f exactly once per element") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::atomic<long long> calls{0};
+  auto counted = ufunc::vectorize<ufunc::target::host>([&calls](float x, float y) {
+    calls.fetch_add(1, std::memory_order_relaxed);
+    return x - y;
+  });
+  for (std::size_t n : {0u, 1u, 3u, 4097u, 16384u, 16385u, (1u << 20) + 7u}) {
+    INFO("n " << n);
+    const auto hx = test::random_vector<float>(n, seed + n);
+    auto x = ufunc::asarray<ufunc::target::host>(hx);
+    calls = 0;
+    auto r = counted(x, 1.0f);
+    CHECK(calls.load() == static_cast<long long>(n));
+    std::vector<float> want(n);
+    for (std::size_t i = 0; i < n; ++i) want[i] = hx[i] - 1.0f;
+    test::expect_equal(r.to_host(), want);
+    // The strided (N-d) path too: every other element, reversed.
+    if (n >= 2) {
+      calls = 0;
+      const auto v = x.view().sliced(0, -1, -static_cast<index_t>(n) - 1, -2);
+      auto rs = counted(v, v);
+      CHECK(calls.load() == static_cast<long long>((n + 1) / 2));
+      test::expect_equal(rs.to_host(), std::vector<float>((n + 1) / 2, 0.0f));
+    }
+  }
+}
 
 TEST_CASE("vectorize: std::vector inputs give std::vector results") {
   const auto seed = test::fresh_seed();
@@ -197,11 +263,11 @@ TEST_CASE("vectorize: empty arrays give empty results") {
 
 namespace {
 template <class T>
-void check_sizes(const char* type, std::uint64_t seed) {
+void check_sizes(std::uint64_t seed) {
   auto sub = ufunc::vectorize([] UFUNC_HD (T x, T y) { return static_cast<T>(x - y); });
   const std::vector<index_t> sizes = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 255, 257, 4095, 4096, 4097, 16383, 16384, 16385, (1 << 20) + 7};
   for (index_t n : sizes) {
-    INFO(type << " n " << n << " seed " << seed);
+    INFO(test::type_name<T>() << " n " << n << " seed " << seed);
     const auto un = static_cast<std::size_t>(n);
     const auto hx = test::random_vector<T>(un, seed + static_cast<std::uint64_t>(n), -60, 60);
     const auto hy = test::random_vector<T>(un, seed + static_cast<std::uint64_t>(n) + 1, -60, 60);
@@ -228,10 +294,10 @@ void check_sizes(const char* type, std::uint64_t seed) {
 }
 
 template <class T>
-void check_misaligned(const char* type, std::uint64_t seed) {
+void check_misaligned(std::uint64_t seed) {
   auto sub = ufunc::vectorize([] UFUNC_HD (T x, T y) { return static_cast<T>(x - y); });
   for (index_t n : {1, 3, 4, 17, 4097, (1 << 20) + 7}) {
-    INFO(type << " n " << n << " seed " << seed);
+    INFO(test::type_name<T>() << " n " << n << " seed " << seed);
     const auto un = static_cast<std::size_t>(n);
     const auto hx = test::random_vector<T>(un + 1, seed, -60, 60);
     const auto hy = test::random_vector<T>(un + 1, seed + 1, -60, 60);
@@ -261,19 +327,13 @@ void check_misaligned(const char* type, std::uint64_t seed) {
 
 TEST_CASE("vectorize: sizes around vector widths, blocks and host chunks") {
   const auto seed = test::fresh_seed();
-  check_sizes<float>("float", seed);
-  check_sizes<double>("double", seed);
-  check_sizes<std::int8_t>("int8", seed);
-  check_sizes<std::int16_t>("int16", seed);
-  check_sizes<std::int64_t>("int64", seed);
+  test::for_each_type<float, double, std::int8_t, std::int16_t, std::int64_t>(
+      [&](auto t) { check_sizes<decltype(t)>(seed); });
 }
 
 TEST_CASE("vectorize: misaligned views take the unvectorized path") {
   const auto seed = test::fresh_seed();
-  check_misaligned<float>("float", seed);
-  check_misaligned<double>("double", seed);
-  check_misaligned<std::int8_t>("int8", seed);
-  check_misaligned<std::int16_t>("int16", seed);
+  test::for_each_type<float, double, std::int8_t, std::int16_t>([&](auto t) { check_misaligned<decltype(t)>(seed); });
 }
 
 // ---------------------------------------------------------------------------
@@ -351,64 +411,4 @@ TEST_CASE("vectorize: calls take a stream after the inputs (and after out)") {
   ufunc::synchronize();
   CHECK(cudaStreamDestroy(st) == cudaSuccess);
 #endif
-}
-
-// ---------------------------------------------------------------------------
-// Beyond 32-bit indexing (CUDA selects 64-bit index math above 2^31 elements;
-// the host backend has no such switch, and this much work would be slow there).
-
-TEST_CASE("vectorize: more than 2^31 elements" * doctest::skip(!ufunc::cuda_backend)) {
-  const auto seed = test::fresh_seed();
-  INFO("seed " << seed);
-  const index_t rows = 32769, cols = 65537;  // 2147581953 > 2^31 results
-  const auto hr = test::random_vector<std::int8_t>(static_cast<std::size_t>(cols), seed, -100, 100);
-  const auto hc = test::random_vector<std::int8_t>(static_cast<std::size_t>(rows), seed + 1, -100, 100);
-  auto add8 = ufunc::vectorize([] UFUNC_HD (std::int8_t a, std::int8_t b) { return static_cast<std::int8_t>(a + b); });
-  auto r = add8(dev(hr, {1, cols}), dev(hc, {rows, 1}));  // N-d path
-  REQUIRE(r.shape() == shape{rows, cols});
-  {
-    const auto got = r.to_host();
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i)
-      for (std::size_t j = 0; j < static_cast<std::size_t>(cols); ++j)
-        bad += got[i * static_cast<std::size_t>(cols) + j] != static_cast<std::int8_t>(hr[j] + hc[i]);
-    CHECK(bad == 0);
-  }
-  // Flat path over the same count.
-  auto neg = ufunc::vectorize([] UFUNC_HD (std::int8_t a) { return static_cast<std::int8_t>(-a); });
-  auto r2 = neg(r);
-  const auto got2 = r2.to_host();
-  std::size_t bad2 = 0;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i)
-    for (std::size_t j = 0; j < static_cast<std::size_t>(cols); ++j)
-      bad2 += got2[i * static_cast<std::size_t>(cols) + j] != static_cast<std::int8_t>(-static_cast<std::int8_t>(hr[j] + hc[i]));
-  CHECK(bad2 == 0);
-}
-
-// Just below 2^31 elements the CUDA backend uses 32-bit index and offset math.
-// A row that long in the row-tiled kernel must not step past its end: the out
-// is followed by sentinels that must survive.
-TEST_CASE("vectorize: a row of 2^31 - 1 elements stays inside its out" * doctest::skip(!ufunc::cuda_backend)) {
-  const index_t n = (index_t(1) << 31) - 1;
-  const auto un = static_cast<std::size_t>(n);
-  std::vector<std::int8_t> hx(un);
-  for (std::size_t i = 0; i < un; ++i) hx[i] = static_cast<std::int8_t>((i * 2654435761u) >> 24);
-  const auto x = ufunc::to_device(hx);
-  const auto b = ufunc::full<std::int8_t>(shape{1}, std::int8_t(3));
-  const std::int8_t sentinel = 0x5A;
-  auto buf = ufunc::full<std::int8_t>(shape{n + 64}, sentinel);
-  auto add8 = ufunc::vectorize([] UFUNC_HD (std::int8_t a, std::int8_t c) { return static_cast<std::int8_t>(a + c); });
-  add8(x, b, ufunc::out(ufunc::make_view(buf.data(), shape{n})));  // (1,) broadcast: N-d, one long row
-  const auto got = buf.to_host();
-  std::size_t bad = 0, first = 0;
-  for (std::size_t i = 0; i < un; ++i)
-    if (got[i] != static_cast<std::int8_t>(hx[i] + 3)) {
-      if (!bad) first = i;
-      ++bad;
-    }
-  INFO("first wrong element " << first);
-  CHECK(bad == 0);
-  std::size_t clobbered = 0;
-  for (std::size_t i = un; i < got.size(); ++i) clobbered += got[i] != sentinel;
-  CHECK(clobbered == 0);
 }

@@ -1,4 +1,4 @@
-// Shared helpers of the vectorize tests (test_vectorize.cpp, test_vectorize_more.cpp).
+// Shared helpers of the vectorize tests (test_vectorize*.cpp).
 #pragma once
 
 #include "test_support.hpp"
@@ -154,6 +154,3 @@ void check_inputs(const UF& uf, RF rf, std::uint64_t seed, std::index_sequence<I
 }  // namespace vectorize_test
 
 using namespace vectorize_test;
-
-// ---------------------------------------------------------------------------
-// Broadcasting

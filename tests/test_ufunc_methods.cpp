@@ -1,0 +1,75 @@
+// The ufunc methods of a binary vectorized function (declared in vectorize.hpp,
+// defined with the reductions): f.reduce along an axis, f.accumulate (inclusive
+// scan) along each axis and on a reversed view, and f.outer with mixed types and
+// an out. References are computed by index math and serial scans, in double.
+#include "reduce_support.hpp"
+
+#include <numeric>
+#include <vector>
+
+TEST_CASE("ufunc methods: reduce, accumulate and outer of a binary vectorized function") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto add = ufunc::vectorize(add_f{}, "add");
+  const std::vector<index_t> dims{7, 9, 5};
+  const auto h = test::random_vector<float>(7 * 9 * 5, seed, -4, 4);
+  const auto x = ufunc::to_device(h, shape(dims));
+  // reduce: axis 0 by default.
+  const auto r = add.reduce(x);
+  REQUIRE(r.shape() == shape(9, 5));
+  const auto g = groups(h, test::contiguous(dims), dims, {true, false, false});
+  const auto hr = r.to_host();
+  for (std::size_t o = 0; o < g.size(); ++o) CHECK(std::fabs(hr[o] - dsum(g[o])) <= 1e-4);
+  CHECK(add.reduce(x, ufunc::axis(2)).shape() == shape(7, 9));
+  CHECK_THROWS_AS(add.reduce(ufunc::zeros<float>({0, 3})), ufunc::value_error);
+  // keepdims keeps NumPy's default axis 0 (np.add.reduce(x, keepdims=True)):
+  // (7,9,5) -> (1,9,5), the same values; an empty (3,0) gives an empty (1,0).
+  const auto rk = add.reduce(x, ufunc::keepdims);
+  REQUIRE(rk.shape() == shape(1, 9, 5));
+  CHECK(rk.to_host() == hr);
+  CHECK(add.reduce(ufunc::zeros<float>({3, 0}), ufunc::keepdims).shape() == shape(1, 0));
+  // accumulate along each axis against a serial scan.
+  for (int a : {0, 1, 2, -1}) {
+    const auto acc = add.accumulate(x, ufunc::axis(a)).to_host();
+    const int ax = a < 0 ? a + 3 : a;
+    const auto st = test::row_major(dims);
+    std::size_t bad = 0;
+    for (index_t i = 0; i < 7 * 9 * 5; ++i) {
+      const auto idx = test::unravel(i, dims);
+      double want = 0;
+      for (index_t k = 0; k <= idx[static_cast<std::size_t>(ax)]; ++k)
+        want += h[static_cast<std::size_t>(i + (k - idx[static_cast<std::size_t>(ax)]) * st[static_cast<std::size_t>(ax)])];
+      bad += !(std::fabs(acc[static_cast<std::size_t>(i)] - want) <= 1e-4);
+    }
+    INFO("axis " << a);
+    CHECK(bad == 0);
+  }
+  // A long 1-D scan in int64 (exact) and on a reversed view.
+  const auto hi = test::random_vector<long long>(300001, seed, -1000, 1000);
+  const auto xi = ufunc::to_device(hi);
+  const auto addi = ufunc::vectorize(add_i{});
+  const auto ci = addi.accumulate(xi).to_host();
+  std::vector<long long> want(hi.size());
+  std::partial_sum(hi.begin(), hi.end(), want.begin());
+  CHECK(ci == want);
+  const auto cr = addi.accumulate(xi.view().sliced(0, -1, -300002, -1)).to_host();
+  std::partial_sum(hi.rbegin(), hi.rend(), want.begin());
+  CHECK(cr == want);
+  CHECK_THROWS_AS(add.accumulate(x, ufunc::axis(3)), ufunc::shape_error);
+  // outer: shape x.shape + y.shape, values f(x[i], y[j]); mixed types.
+  const auto hy = test::random_vector<double>(4 * 3, seed + 7);
+  const auto y = ufunc::to_device(hy, {4, 3});
+  const auto sub = ufunc::vectorize(sub_d{});
+  const auto o = sub.outer(x, y);
+  REQUIRE(o.shape() == shape(7, 9, 5, 4, 3));
+  const auto ho = o.to_host();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < h.size(); ++i)
+    for (std::size_t j = 0; j < hy.size(); ++j) bad += ho[i * hy.size() + j] != double(h[i]) - hy[j];
+  CHECK(bad == 0);
+  auto oo = ufunc::empty<double>({7, 9, 5, 4, 3});
+  sub.outer(x, y, ufunc::out(oo));
+  CHECK(oo.to_host() == ho);
+  CHECK_THROWS_AS(sub.outer(ufunc::zeros<float>({1, 1, 1, 1, 1}), ufunc::zeros<double>({1, 1, 1, 1})),
+                  ufunc::shape_error);
+}
