@@ -18,6 +18,11 @@ struct out_t {
 
 namespace detail {
 template <class A>
+struct is_out : std::false_type {};
+template <class... V>
+struct is_out<out_t<V...>> : std::true_type {};
+
+template <class A>
 auto out_view(A&& a) {
   using B = bare_t<A>;
   static_assert(arg_traits<B>::is_array, "ufunc::out: takes arrays or array views");

@@ -19,6 +19,7 @@
 #include "detail/elementwise.hpp"
 #include "detail/reduce.hpp"
 #include "error.hpp"
+#include "expression.hpp"
 #include "ops.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
@@ -63,15 +64,35 @@ class reducer {
     const detail::controls o = detail::read_controls(args...);
     auto outs = detail::out_views(args...);
     static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc reduction: out(...) takes one array (a reduction has one result)");
-    auto inputs = std::forward_as_tuple(args...);
-    // Known from the argument types: no axis, keepdims or out -> a host value.
-    constexpr bool scalar = !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
-    return call<scalar>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
+    auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
+    if constexpr ((detail::is_expression_v<Args> || ...)) {
+      // Expressions among the inputs: the map and their trees become one map
+      // over all their leaves, reduced in one pass with no temporary.
+      return fused_call(std::make_index_sequence<parsed::nin>{},
+                        std::make_index_sequence<sizeof...(Args) - parsed::nin>{}, std::move(inputs), o.stream);
+    } else {
+      // Known from the argument types: no axis, keepdims or out -> a host value.
+      constexpr bool scalar =
+          !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
+      return call<scalar>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
+    }
   }
 
   const char* name() const noexcept { return name_; }
 
  private:
+  template <std::size_t... I, std::size_t... J, class In>
+  auto fused_call(std::index_sequence<I...>, std::index_sequence<J...>, In&& in, stream_ref s) const {
+    constexpr std::size_t nin = sizeof...(I);
+    auto e = detail::make_node<void>(map_, name_, std::get<I>(std::move(in))...);
+    using G = detail::fused<typename decltype(e)::function_type>;
+    const reducer<AccOverride, G, Op, Init, Kind> r(G{e.function()}, op_, init_, name_);
+    auto args = std::tuple_cat(e.leaf_args(), std::forward_as_tuple(std::get<nin + J>(std::move(in))...));
+    auto result = std::apply(r, std::move(args));
+    detail::order_frees_after(e, s);
+    return result;
+  }
+
   template <bool Scalar, std::size_t... I, class In, class Outs>
   auto call(std::index_sequence<I...>, In& in, const detail::controls& o, const Outs& outs) const {
     using namespace detail;

@@ -14,6 +14,7 @@
 #include "array.hpp"
 #include "device.hpp"
 #include "vectorize.hpp"
+#include "lazy.hpp"
 #include "reduce.hpp"
 #include "ops.hpp"
 #include "axis.hpp"

@@ -14,6 +14,7 @@
 #include "detail/call.hpp"
 #include "detail/elementwise.hpp"
 #include "error.hpp"
+#include "expression.hpp"
 #include "full.hpp"
 #include "out.hpp"
 #include "shape.hpp"
@@ -36,6 +37,10 @@ template <class R, std::size_t... J>
 auto allocate_host_vectors(std::size_t n, std::index_sequence<J...>) {
   return std::make_tuple(std::vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
 }
+/// Runs expression `e` as one call on target Tg (defined below the ufunc class).
+template <class Tg, class E, class Outs>
+auto run_expression(const E& e, const Outs& outs, stream_ref s);
+
 template <class Tup>
 decltype(auto) unwrap_single(Tup&& t) {
   if constexpr (std::tuple_size_v<bare_t<Tup>> == 1)
@@ -72,8 +77,24 @@ class vectorized {
     static_assert(parsed::nin >= 1, "ufunc call: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...) and a stream");
     const detail::controls c = detail::read_controls(args...);
-    auto inputs = std::forward_as_tuple(args...);
-    return call(std::make_index_sequence<parsed::nin>{}, inputs, detail::out_views(args...), c.stream);
+    auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
+    if constexpr ((detail::is_expression_v<Args> || ...)) {
+      // An expression among the inputs: this call becomes its root, one kernel.
+      auto e = fuse(std::make_index_sequence<parsed::nin>{}, std::move(inputs));
+      return detail::run_expression<Target>(e, detail::out_views(args...), c.stream);
+    } else {
+      return call(std::make_index_sequence<parsed::nin>{}, inputs, detail::out_views(args...), c.stream);
+    }
+  }
+
+  /// A lazy call: an expression node f(args...) (args: arrays, views, scalars or
+  /// expressions; see ufunc::expression). Nothing runs; the shapes are checked
+  /// now (shape_error naming this ufunc). Named arrays are held as views and must
+  /// outlive the evaluation; rvalue arrays are owned by the expression.
+  template <class... A>
+  auto lazy(A&&... args) const {
+    static_assert(sizeof...(A) >= 1, "f.lazy: give at least one input");
+    return detail::make_node<Target>(f_, name_, std::forward<A>(args)...);
   }
 
   const F& function() const noexcept { return f_; }
@@ -85,6 +106,7 @@ class vectorized {
   /// f must be associative and commutative. Returns an array.
   template <class X, class... Rest>
   auto reduce(const X& x, Rest&&... rest) const {
+    static_assert(!detail::is_expression_v<X>, "f.reduce: the ufunc methods are eager; evaluate the expression first");
     return detail::ufunc_methods<Target, F>::reduce(*this, x, std::forward<Rest>(rest)...);
   }
   /// NumPy's `ufunc.accumulate`: the inclusive scan of `x` along `axis` (default
@@ -92,6 +114,7 @@ class vectorized {
   /// stream. f must be associative (the scan runs in parallel).
   template <class X>
   auto accumulate(const X& x, ufunc::axis a = ufunc::axis(0), stream_ref s = {}) const {
+    static_assert(!detail::is_expression_v<X>, "f.accumulate: the ufunc methods are eager; evaluate the expression first");
     return detail::ufunc_methods<Target, F>::accumulate(*this, x, a.value, s);
   }
   template <class X>
@@ -102,10 +125,17 @@ class vectorized {
   /// shape x.shape + y.shape (rank at most 8). `out(...)` and a stream as for a call.
   template <class X, class Y, class... Rest>
   auto outer(const X& x, const Y& y, Rest&&... rest) const {
+    static_assert(!detail::is_expression_v<X> && !detail::is_expression_v<Y>,
+                  "f.outer: the ufunc methods are eager; evaluate the expressions first");
     return detail::ufunc_methods<Target, F>::outer(*this, x, y, std::forward<Rest>(rest)...);
   }
 
  private:
+  template <std::size_t... I, class In>
+  auto fuse(std::index_sequence<I...>, In&& in) const {
+    return detail::make_node<Target>(f_, name_, std::get<I>(std::move(in))...);
+  }
+
   template <class A>
   static auto fetch(const A& a) {
     if constexpr (detail::arg_traits<A>::is_array)
@@ -193,6 +223,28 @@ class vectorized {
   F f_;
   const char* name_;
 };
+
+namespace detail {
+template <class Outs>
+auto wrap_outs(const Outs& outs) {
+  if constexpr (std::tuple_size_v<Outs> == 0)
+    return std::tuple<>{};
+  else
+    return std::apply([](const auto&... v) { return std::make_tuple(out_t<bare_t<decltype(v)>...>{{v...}}); }, outs);
+}
+
+/// Expression `e` as one call: a ufunc of its fused functor called with its
+/// leaves, into `outs` (a tuple of views, or none for new arrays), on `s`.
+template <class Tg, class E, class Outs>
+auto run_expression(const E& e, const Outs& outs, stream_ref s) {
+  using G = fused<typename E::function_type>;
+  const vectorized<Tg, G> g(G{e.function()}, e.name());
+  auto args = std::tuple_cat(e.leaf_args(), wrap_outs(outs), std::make_tuple(s));
+  auto r = std::apply(g, args);
+  order_frees_after(e, s);
+  return r;
+}
+}  // namespace detail
 
 /// Lifts a scalar function `f` (a `UFUNC_HD` lambda or function object) into a
 /// ufunc that runs on `Target`: the build's device by default, or

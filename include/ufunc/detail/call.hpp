@@ -53,11 +53,6 @@ enum control : unsigned {
 };
 
 template <class A>
-struct is_out : std::false_type {};
-template <class... V>
-struct is_out<out_t<V...>> : std::true_type {};
-
-template <class A>
 constexpr control control_of() {
   using B = bare_t<A>;
   if constexpr (is_out<B>::value) return c_out;

@@ -54,6 +54,7 @@ struct memory<target::host> {
   static void fill_bytes(void* dst, unsigned char value, std::size_t bytes, stream_ref = {}) {
     if (bytes) std::memset(dst, value, bytes);
   }
+  static void order_after(stream_ref, stream_ref) noexcept {}
 
  private:
   [[noreturn]] static void throw_oom(std::size_t bytes) {
@@ -117,6 +118,17 @@ struct memory<target::cuda> {
   }
   static void fill_bytes(void* dst, unsigned char value, std::size_t bytes, stream_ref s = {}) {
     if (bytes) UFUNC_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, s.get()));
+  }
+  /// Work enqueued on `later` from now on waits for the work enqueued on `s` so
+  /// far: a free on `later` of memory that `s` still reads is then safe.
+  static void order_after(stream_ref later, stream_ref s) {
+    if (later.get() == s.get()) return;
+    cudaEvent_t ev;
+    UFUNC_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    const cudaError_t rec = cudaEventRecord(ev, s.get());
+    const cudaError_t wait = rec == cudaSuccess ? cudaStreamWaitEvent(later.get(), ev, 0) : rec;
+    (void)cudaEventDestroy(ev);
+    UFUNC_CUDA_CHECK(wait);
   }
 
  private:

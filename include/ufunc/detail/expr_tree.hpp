@@ -1,0 +1,101 @@
+// The device side of a lazy expression: its functions as one functor over the
+// values of its leaves. A tree of ufunc calls and operators becomes
+// `fused<Root>`, called by the kernels with one value per leaf (leaves numbered
+// depth first, left to right), exactly as an eager call's functor is called with
+// one value per input. So an expression runs on every elementwise and reduction
+// path an eager call does: its leaves are the operands (each with its own walk
+// mode and vector width) and only the functor differs.
+#pragma once
+
+#include <cstddef>
+#include <cuda/std/tuple>
+#include <utility>
+
+#include "../config.hpp"
+#include "operand.hpp"  // UFUNC_EXEC_CHECK_DISABLE
+
+namespace ufunc::detail {
+
+/// The most leaves (arrays, views, scalars) one expression may have: every leaf
+/// is a kernel operand with its own strides in the launch parameters.
+inline constexpr std::size_t max_leaves = 32;
+
+/// A leaf: the value of leaf O of the call.
+struct leaf_fn {
+  static constexpr std::size_t leaves = 1;
+  template <std::size_t O, class Vals>
+  UFUNC_HD const auto& eval(const Vals& v) const {
+    return cuda::std::get<O>(v);
+  }
+};
+
+template <class... C>
+constexpr std::size_t leaf_count() {
+  return (std::size_t(0) + ... + C::leaves);
+}
+/// Leaves before child I of a node with children C...
+template <std::size_t I, class... C>
+constexpr std::size_t leaves_before() {
+  constexpr std::size_t n[] = {C::leaves..., 0};
+  std::size_t s = 0;
+  for (std::size_t k = 0; k + 1 <= I; ++k) s += n[k];  // (k < I warns for I == 0)
+  return s;
+}
+
+/// A function applied to its children's values.
+template <class F, class... C>
+struct node_fn {
+  static constexpr std::size_t leaves = leaf_count<C...>();
+  F f;
+  cuda::std::tuple<C...> kids;
+
+  UFUNC_EXEC_CHECK_DISABLE
+  template <std::size_t O, class Vals>
+  UFUNC_HD auto eval(const Vals& v) const {
+    return call<O>(v, std::index_sequence_for<C...>{});
+  }
+
+ private:
+  UFUNC_EXEC_CHECK_DISABLE
+  template <std::size_t O, class Vals, std::size_t... I>
+  UFUNC_HD auto call(const Vals& v, std::index_sequence<I...>) const {
+    return f(cuda::std::get<I>(kids).template eval<O + leaves_before<I, C...>()>(v)...);
+  }
+};
+
+/// The functor a kernel calls: the tree evaluated on one value per leaf.
+template <class Root>
+struct fused {
+  Root root;
+  UFUNC_EXEC_CHECK_DISABLE
+  template <class... V>
+  UFUNC_HD auto operator()(const V&... v) const {
+    static_assert(sizeof...(V) == Root::leaves, "ufunc: an expression is called with one value per leaf");
+    return root.template eval<0>(cuda::std::tuple<const V&...>(v...));
+  }
+};
+
+// The operators of expressions. Element types follow C++'s arithmetic
+// conversions (int * float is float), as the same code on scalars would.
+struct add_fn {
+  template <class A, class B>
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a + b; }
+};
+struct sub_fn {
+  template <class A, class B>
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a - b; }
+};
+struct mul_fn {
+  template <class A, class B>
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a * b; }
+};
+struct div_fn {
+  template <class A, class B>
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a / b; }
+};
+struct neg_fn {
+  template <class A>
+  UFUNC_HD constexpr auto operator()(const A& a) const { return -a; }
+};
+
+}  // namespace ufunc::detail

@@ -1,0 +1,283 @@
+// ufunc::expression: a lazy tree of ufunc calls and operators over arrays, views
+// and scalars. A vocabulary header: building an expression runs nothing (it
+// checks shapes); `ufunc::evaluate`, eager calls and reductions (lazy.hpp,
+// vectorize.hpp, reduce.hpp) run it as one fused kernel.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "array.hpp"
+#include "array_view.hpp"
+#include "detail/arg_traits.hpp"
+#include "detail/memory.hpp"
+#include "detail/expr_tree.hpp"
+#include "error.hpp"
+#include "out.hpp"
+#include "shape.hpp"
+#include "stream.hpp"
+
+namespace ufunc {
+
+namespace detail {
+
+/// An array leaf: a view of its elements, and the array itself when the
+/// expression owns it (it was passed as an rvalue).
+template <class T, class Tg>
+struct array_leaf {
+  using value_type = T;
+  using target_type = Tg;
+  array_view<const T, Tg> view;
+  std::shared_ptr<const array<T, Tg>> owned;
+  array_view<const T, Tg> arg() const { return view; }
+};
+/// A scalar leaf, broadcast everywhere.
+template <class S>
+struct scalar_leaf {
+  using value_type = S;
+  using target_type = void;
+  S v;
+  S arg() const { return v; }
+};
+
+template <class T>
+struct is_expression : std::false_type {};
+
+/// The target two parts of an expression agree on (void: no memory yet, only scalars).
+template <class A, class B>
+using join_target = std::conditional_t<std::is_void_v<A>, B, A>;
+template <class A, class B>
+inline constexpr bool targets_agree = std::is_void_v<A> || std::is_void_v<B> || std::is_same_v<A, B>;
+
+}  // namespace detail
+
+/// A lazy expression: the function tree `Fn` (detail/expr_tree.hpp) over the
+/// leaves `Leaves` (array views, owned arrays, scalars). Made by `f.lazy(...)`,
+/// `ufunc::lazy(x)` and the operators + - * / on expressions; nothing runs until
+/// it is evaluated (`ufunc::evaluate`), passed to an eager call or reduced. Its
+/// shape is the broadcast shape of its leaves, checked when each node is built.
+/// It holds named arrays as views (they must outlive every evaluation) and owns
+/// arrays passed as rvalues. Copying an expression copies views and shares owned
+/// arrays. `Target` is the target of its array leaves (void when it has none).
+template <class Target, class Fn, class... Leaves>
+class expression {
+ public:
+  using target_type = Target;
+  using function_type = Fn;
+  using leaves_type = std::tuple<Leaves...>;
+  /// The element type of the result: the functions' result types, the C++
+  /// arithmetic conversions for the operators.
+  using value_type = std::decay_t<std::invoke_result_t<const detail::fused<Fn>&, const typename Leaves::value_type&...>>;
+  static constexpr std::size_t leaf_count = sizeof...(Leaves);
+  static_assert(leaf_count == Fn::leaves, "ufunc: an expression's tree and leaves disagree");
+  static_assert(leaf_count <= detail::max_leaves,
+                "ufunc::lazy: an expression has at most 32 leaves (arrays, views and scalars); evaluate a part of "
+                "it into an array first");
+
+  expression(Fn fn, std::tuple<Leaves...> leaves, ufunc::shape s, const char* name)
+      : fn_(std::move(fn)), leaves_(std::move(leaves)), shape_(s), name_(name) {}
+
+  /// The broadcast shape of the leaves.
+  const ufunc::shape& shape() const noexcept { return shape_; }
+  int ndim() const noexcept { return shape_.size(); }
+  /// Number of elements of the result.
+  index_t size() const noexcept { return shape_.count(); }
+  /// The name of the last function (the root), used in error messages.
+  const char* name() const noexcept { return name_; }
+
+  /// The function tree and the leaves (for the evaluators).
+  const Fn& function() const noexcept { return fn_; }
+  const std::tuple<Leaves...>& leaves() const noexcept { return leaves_; }
+  /// The leaves as call arguments: views and scalars, in the tree's leaf order.
+  auto leaf_args() const {
+    return std::apply([](const auto&... l) { return std::make_tuple(l.arg()...); }, leaves_);
+  }
+
+ private:
+  Fn fn_;
+  std::tuple<Leaves...> leaves_;
+  ufunc::shape shape_;
+  const char* name_;
+};
+
+namespace detail {
+
+template <class Tg, class Fn, class... L>
+struct is_expression<expression<Tg, Fn, L...>> : std::true_type {};
+template <class T>
+inline constexpr bool is_expression_v = is_expression<bare_t<T>>::value;
+
+/// One argument of a node as the node uses it: its function (leaf_fn for an
+/// array or scalar), its leaves, its shape (arrays and expressions) and target.
+template <class Fn, class Tg, class... L>
+struct node_part {
+  using fn_type = Fn;
+  using target_type = Tg;
+  Fn fn;
+  std::tuple<L...> leaves;
+  bool has_shape;
+  ufunc::shape shp;
+};
+
+template <class A>
+auto part_of(A&& a) {
+  using B = bare_t<A>;
+  using tr = arg_traits<B>;
+  if constexpr (is_expression<B>::value) {
+    static_assert(result_traits<typename B::value_type>::nout == 1,
+                  "ufunc::lazy: a function with several outputs can only be the last step of an expression");
+    return std::apply(
+        [&](const auto&... l) {
+          return node_part<typename B::function_type, typename B::target_type, bare_t<decltype(l)>...>{
+              a.function(), a.leaves(), true, a.shape()};
+        },
+        a.leaves());
+  } else if constexpr (tr::is_array) {
+    using T = typename tr::value_type;
+    using Tg = typename tr::target_type;
+    array_leaf<T, Tg> l;
+    if constexpr (!is_view<B>::value && !std::is_lvalue_reference_v<A>) {
+      // An rvalue array: the expression keeps it alive.
+      auto p = std::make_shared<const array<T, Tg>>(std::move(a));
+      l.view = p->view();
+      l.owned = std::move(p);
+    } else {
+      l.view = array_view<const T, Tg>(a.view());
+    }
+    const ufunc::shape s = l.view.shape();
+    return node_part<leaf_fn, Tg, array_leaf<T, Tg>>{leaf_fn{}, std::make_tuple(std::move(l)), true, s};
+  } else {
+    static_assert(!tr::is_vector,
+                  "ufunc::lazy: a std::vector cannot be a leaf of an expression; make an array (ufunc::asarray) or a "
+                  "view (ufunc::make_view) of it");
+    static_assert(!is_out<B>::value,
+                  "ufunc::lazy: an expression takes inputs only; give out(...) and a stream to ufunc::evaluate");
+    static_assert(!is_stream_v<B>,
+                  "ufunc::lazy: an expression takes inputs only; give out(...) and a stream to ufunc::evaluate");
+    return node_part<leaf_fn, void, scalar_leaf<B>>{leaf_fn{}, std::make_tuple(scalar_leaf<B>{a}), false, {}};
+  }
+}
+
+template <class Hint, class... P>
+struct node_target {
+  template <class Acc, class... Q>
+  struct fold {
+    using type = Acc;
+    static constexpr bool ok = true;
+  };
+  template <class Acc, class Q, class... Rest>
+  struct fold<Acc, Q, Rest...> {
+    using next = fold<join_target<Acc, typename Q::target_type>, Rest...>;
+    using type = typename next::type;
+    static constexpr bool ok = targets_agree<Acc, typename Q::target_type> && next::ok;
+  };
+  using type = typename fold<Hint, P...>::type;
+  static constexpr bool ok = fold<Hint, P...>::ok;
+};
+
+template <class Hint, class F, class... P>
+auto make_node_from(const F& f, const char* name, P... parts) {
+  using nt = node_target<Hint, P...>;
+  static_assert(nt::ok, "ufunc::lazy: the arrays of an expression live in different targets' memory");
+  std::vector<ufunc::shape> shapes;
+  shape b;
+  bool ok = true;
+  ((parts.has_shape ? (shapes.push_back(parts.shp), ok = ok && broadcast_into(b, parts.shp)) : false), ...);
+  if (!ok) (void)broadcast_shapes(shapes, name);  // throws shape_error naming the call and the shapes
+  using Fn = node_fn<F, typename P::fn_type...>;
+  auto leaves = std::tuple_cat(std::move(parts.leaves)...);
+  return std::apply(
+      [&](auto&... l) {
+        return expression<typename nt::type, Fn, bare_t<decltype(l)>...>(
+            Fn{f, cuda::std::make_tuple(parts.fn...)}, std::make_tuple(std::move(l)...), b, name);
+      },
+      leaves);
+}
+
+/// Builds the node `f(args...)`: the arguments' trees become its children and
+/// their leaves its leaves. `Hint` is the target of the function (a ufunc's
+/// target; void for the operators). Throws shape_error naming `name` and the
+/// shapes when the arguments do not broadcast.
+template <class Hint, class F, class... A>
+auto make_node(const F& f, const char* name, A&&... a) {
+  return make_node_from<Hint>(f, name, part_of(std::forward<A>(a))...);
+}
+
+/// After an expression ran on stream `s`: the arrays it owns are freed on their
+/// own streams, which must not free them before `s` is done reading them.
+template <class E>
+void order_frees_after(const E& e, stream_ref s) {
+  std::apply(
+      [&](const auto&... l) {
+        auto one = [&](const auto& leaf) {
+          using L = bare_t<decltype(leaf)>;
+          if constexpr (!std::is_void_v<typename L::target_type>)
+            if (leaf.owned) memory<typename L::target_type>::order_after(leaf.owned->stream(), s);
+        };
+        (one(l), ...);
+      },
+      e.leaves());
+}
+
+/// `x` as an expression: itself if it is one, else a leaf.
+template <class A>
+auto as_expression(A&& a) {
+  if constexpr (is_expression_v<A>) {
+    return bare_t<A>(std::forward<A>(a));
+  } else {
+    auto p = part_of(std::forward<A>(a));
+    using P = decltype(p);
+    return std::apply(
+        [&](auto&... l) {
+          return expression<typename P::target_type, leaf_fn, bare_t<decltype(l)>...>(
+              leaf_fn{}, std::make_tuple(std::move(l)...), p.has_shape ? p.shp : ufunc::shape{}, "lazy");
+        },
+        p.leaves);
+  }
+}
+
+}  // namespace detail
+
+namespace detail {
+template <class A, class B>
+inline constexpr bool either_expression = is_expression_v<A> || is_expression_v<B>;
+}  // namespace detail
+
+/// The C++ operators on expressions (at least one operand an expression, the
+/// other an expression, array, view or scalar): a new node, nothing runs. The
+/// element type follows C++'s arithmetic conversions (int * float is float).
+template <class A, class B, std::enable_if_t<detail::either_expression<A, B>, int> = 0>
+auto operator+(A&& a, B&& b) {
+  return detail::make_node<void>(detail::add_fn{}, "operator+", std::forward<A>(a), std::forward<B>(b));
+}
+template <class A, class B, std::enable_if_t<detail::either_expression<A, B>, int> = 0>
+auto operator-(A&& a, B&& b) {
+  return detail::make_node<void>(detail::sub_fn{}, "operator-", std::forward<A>(a), std::forward<B>(b));
+}
+template <class A, class B, std::enable_if_t<detail::either_expression<A, B>, int> = 0>
+auto operator*(A&& a, B&& b) {
+  return detail::make_node<void>(detail::mul_fn{}, "operator*", std::forward<A>(a), std::forward<B>(b));
+}
+template <class A, class B, std::enable_if_t<detail::either_expression<A, B>, int> = 0>
+auto operator/(A&& a, B&& b) {
+  return detail::make_node<void>(detail::div_fn{}, "operator/", std::forward<A>(a), std::forward<B>(b));
+}
+template <class A, std::enable_if_t<detail::is_expression_v<A>, int> = 0>
+auto operator-(A&& a) {
+  return detail::make_node<void>(detail::neg_fn{}, "operator-", std::forward<A>(a));
+}
+
+/// `x` (an array, a view or a scalar) as a leaf expression, so that the C++
+/// operators build expressions from it: `ufunc::lazy(x) * b + 1.0f`. An rvalue
+/// array is owned by the expression; a named one must outlive its evaluation.
+/// An expression is returned as it is.
+template <class A>
+auto lazy(A&& x) {
+  return detail::as_expression(std::forward<A>(x));
+}
+
+}  // namespace ufunc
