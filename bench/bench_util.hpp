@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -102,6 +103,29 @@ double time_device_ms_budget(const std::function<void()>& fn, double budget_ms =
   std::vector<double> t;
   for (int i = 0; i < reps; ++i) t.push_back(ev.time_ms(fn));
   return median(t);
+}
+
+/// Median device times (ms) of a reference and a candidate measured in
+/// alternation (reference, candidate, reference, ...), `reps` each after a
+/// warm-up of both, each timing covering `batch` back-to-back calls: drift of a
+/// shared machine then hits both alike. Returns {reference, candidate}.
+std::pair<double, double> time_interleaved_ms(const std::function<void()>& ref, const std::function<void()>& cand,
+                                              int reps = 15, int batch = 5) {
+  for (int i = 0; i < 2; ++i) ref(), cand();
+  UFUNC_CUDA_CHECK(cudaDeviceSynchronize());
+  event_timer ev;
+  std::vector<double> a, b;
+  auto batched = [&](const std::function<void()>& fn) {
+    return ev.time_ms([&] {
+             for (int i = 0; i < batch; ++i) fn();
+           }) /
+           batch;
+  };
+  for (int i = 0; i < reps; ++i) {
+    a.push_back(batched(ref));
+    b.push_back(batched(cand));
+  }
+  return {median(a), median(b)};
 }
 
 /// Median host time per call in microseconds over batches of `calls` back-to-back

@@ -112,7 +112,7 @@ if want racecheck; then step "compute-sanitizer racecheck"; sanitize racecheck -
 if want synccheck; then step "compute-sanitizer synccheck"; sanitize synccheck; fi
 
 if want bench; then
-  for b in ${BENCHES:-bench_core bench_reduce bench_linalg}; do
+  for b in ${BENCHES:-bench_core bench_reduce bench_linalg bench_lazy}; do
     [ -x "$BUILD/bench/$b" ] || continue
     step "benchmark $b"
     BENCH_SWEEP=${BENCH_SWEEP:-0} "$BUILD/bench/$b" 2>&1 | tee -a "$OUT/bench.log"

@@ -277,3 +277,52 @@ TEST_CASE("broadcast_shapes: random shapes agree with an independent reference")
   CHECK(ok > 100);  // the generator really covers both outcomes
   CHECK(bad > 100);
 }
+
+TEST_CASE("staged_inputs: the mixed-layout tile path takes inputs whose fast dim is the outputs' second-to-last") {
+  using ufunc::detail::contiguous_layout;
+  using ufunc::detail::merge_layout;
+  using ufunc::detail::operand_layout;
+  using ufunc::detail::staged_inputs;
+  static float buf[4];  // layouts only: never read
+  const shape s{256, 512};
+  auto transposed = [&](const shape& t) {  // a (t[1], t[0]) array viewed as t
+    operand_layout l = contiguous_layout(buf, 4, shape{t[1], t[0]});
+    std::swap(l.strides[0], l.strides[1]);
+    l.shp = t;
+    return l;
+  };
+  const operand_layout out = contiguous_layout(buf, 4, s), b = contiguous_layout(buf, 4, s);
+  {  // out = A.T + B: A staged, B not
+    const std::array<operand_layout, 3> ops{out, transposed(s), b};
+    CHECK(staged_inputs<3>(merge_layout<3>(s, ops), ops, 1) == (std::uint64_t(1) << 1));
+  }
+  {  // all contiguous: no tile path
+    const std::array<operand_layout, 3> ops{out, b, b};
+    CHECK(staged_inputs<3>(merge_layout<3>(s, ops), ops, 1) == 0);
+  }
+  {  // a transposed output: not this path (the inputs are the outputs' fast dim)
+    const std::array<operand_layout, 2> ops{transposed(s), b};
+    CHECK(staged_inputs<2>(merge_layout<2>(s, ops), ops, 1) == 0);
+  }
+  {  // a broadcast row (stride 0 along columns... of shape (256, 1)) and a scalar are never staged
+    operand_layout col = contiguous_layout(buf, 4, shape{256, 1});
+    operand_layout scalar;  // is_array false
+    const std::array<operand_layout, 4> ops{out, col, scalar, transposed(s)};
+    CHECK(staged_inputs<4>(merge_layout<4>(s, ops), ops, 1) == (std::uint64_t(1) << 3));
+  }
+  {  // too short a side for tiles
+    const shape thin{8, 4096};
+    const std::array<operand_layout, 2> ops{contiguous_layout(buf, 4, thin), transposed(thin)};
+    CHECK(staged_inputs<2>(merge_layout<2>(thin, ops), ops, 1) == 0);
+  }
+  {  // batched: a (3, 256, 512) output with the last two dims of an input swapped
+    const shape b3{3, 256, 512};
+    operand_layout t3 = contiguous_layout(buf, 4, shape{3, 512, 256});
+    std::swap(t3.strides[1], t3.strides[2]);
+    t3.shp = b3;
+    const std::array<operand_layout, 2> ops{contiguous_layout(buf, 4, b3), t3};
+    const auto m = merge_layout<2>(b3, ops);
+    CHECK(m.ndim == 3);
+    CHECK(staged_inputs<2>(m, ops, 1) == (std::uint64_t(1) << 1));
+  }
+}

@@ -118,6 +118,31 @@ bool fits_32bit(const merged_layout<NOPS>& m, index_t n) {
   return true;
 }
 
+/// The mixed-layout path (a tiled kernel; see cuda/kernels/elementwise_tiles.cuh):
+/// the inputs to stage through shared memory, as a mask over operands (outputs
+/// first). An input is staged when it runs through memory along the
+/// second-to-last merged dim (stride 1 there) while every output runs along the
+/// last one (stride 1) and the input does not (a 32-byte sector per element if
+/// read directly). 0 when no input is like that, or the last two dims are too
+/// short for tiles to pay.
+template <int NOPS>
+std::uint64_t staged_inputs(const merged_layout<NOPS>& m, const std::array<operand_layout, (NOPS > 0 ? NOPS : 1)>& ops,
+                            int nout, index_t min_extent = 32) {
+  static_assert(NOPS <= 64, "ufunc: at most 64 operands");
+  if (m.ndim < 2) return 0;
+  const auto last = static_cast<std::size_t>(m.ndim - 1);
+  if (m.dims[last] < min_extent || m.dims[last - 1] < min_extent) return 0;
+  for (int j = 0; j < nout; ++j)
+    if (m.strides[static_cast<std::size_t>(j)][last] != 1) return 0;
+  std::uint64_t mask = 0;
+  for (int k = nout; k < NOPS; ++k) {
+    const auto& st = m.strides[static_cast<std::size_t>(k)];
+    if (ops[static_cast<std::size_t>(k)].is_array && st[last] != 1 && st[last] != 0 && st[last - 1] == 1)
+      mask |= std::uint64_t(1) << k;
+  }
+  return mask;
+}
+
 /// Converts a merged layout into the kernel-side plan with index type Idx.
 template <int NOPS, class Idx>
 nd_plan<NOPS, Idx> make_plan(const merged_layout<NOPS>& m) {

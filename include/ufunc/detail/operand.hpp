@@ -17,9 +17,9 @@
 // whether it is aligned for vector access are decided on the host from its
 // `operand_layout` (layout.hpp: data pointer, element size, shape, strides) and
 // passed to the kernel; the operand itself stays a plain value copied to the
-// device. A lazy expression node becomes an operand by providing these members
-// (its load evaluating its children at the same offset) and a layout describing
-// the broadcast shape it covers.
+// device. A lazy expression is evaluated through its leaves: each leaf is an
+// operand (with its own layout, walk mode and vector width) and the expression's
+// tree is the functor (detail/expr_tree.hpp).
 #pragma once
 
 #include <cuda/std/tuple>

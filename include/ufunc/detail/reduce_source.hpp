@@ -8,6 +8,7 @@
 #include <cuda/std/type_traits>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "../config.hpp"
@@ -65,6 +66,20 @@ struct arg_pick {
     return a.i < b.i ? a : b;
   }
 };
+
+/// `a` combined with `x` when every element folded into `a` precedes `x` in
+/// index order (one thread's walk through its range): `op(a, x)`, except that
+/// argmin/argmax then need no index comparison (a keeps ties and a first NaN).
+template <class Acc, class Op>
+UFUNC_HD Acc combine_in_order(const acc_op<Acc, Op>& op, const Acc& a, const Acc& x) {
+  return op(a, x);
+}
+template <class T, bool Max>
+UFUNC_HD arg_acc<T> combine_in_order(const acc_op<arg_acc<T>, arg_pick<T, Max>>&, const arg_acc<T>& a,
+                                     const arg_acc<T>& x) {
+  const bool take = !is_nan(a.v) && (is_nan(x.v) || (Max ? a.v < x.v : x.v < a.v));
+  return take ? x : a;
+}
 
 /// What is stored for an accumulated value: itself (converted to the result type),
 /// the mean over `count` elements, or the index of argmin/argmax.
@@ -132,6 +147,17 @@ UFUNC_HD vec_reg<T, V> load_vec(const T* p) {
   return r;
 }
 
+/// Facts about a reduction's operands (in_ptr / in_value, see operand.hpp).
+template <class Ins>
+struct operand_set;
+template <class... Ops>
+struct operand_set<cuda::std::tuple<Ops...>> {
+  static constexpr bool any_array = (Ops::is_array || ...);
+  /// Elements per 16-byte access of the widest array input.
+  static constexpr int vec_width =
+      common_vec_width<std::conditional_t<Ops::is_array, typename Ops::value_type, unsigned char>...>();
+};
+
 /// The elements reduced into output `o`: map(inputs...) at kept offset `o` plus
 /// reduced offset `r`, lifted to the accumulator. `kept` and `red` are the kept
 /// and reduced dims, each merged, with every input's strides (0 where it
@@ -151,69 +177,72 @@ struct map_source {
   plan_type kept, red;
 
   /// One array input and a map that needs no index: when that input is also
-  /// contiguous, an engine may read it through a plain pointer.
+  /// contiguous, an engine may read it through a plain pointer (CUB).
   static constexpr bool contiguous_candidate =
       NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && !Lift::uses_index;
-  /// One array input and a map that needs the index (argmin/argmax): when that
-  /// input is contiguous, CUB reduces it through element indices (measured
-  /// faster than the row kernels for these ops).
-  static constexpr bool indexed_candidate =
-      NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && Lift::uses_index;
-  static constexpr bool dense = Dense && (contiguous_candidate || indexed_candidate);
+  static constexpr bool dense = Dense && contiguous_candidate;
   /// A buffer of partial results (second pass of a split reduction): no.
   static constexpr bool is_partial = false;
   UFUNC_HD auto first_pointer() const { return cuda::std::get<0>(ins).p; }
 
-  /// Elements per 16-byte access for a single array input (1: no vector path).
-  using first_type = typename cuda::std::tuple_element_t<0, Ins>::value_type;
-  static constexpr int vec_width =
-      (NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array) ? element_traits<first_type>::vec_width : 1;
-  /// Row kernels may read V reduced elements at once: the reduced elements are
-  /// contiguous and every output's row starts V-aligned.
+  /// Elements per vector access (1: no vector path): 16 bytes of the widest
+  /// array input; every array input is read V elements at a time, or as one
+  /// value repeated where it does not move along the vector (stride 0).
+  static constexpr int vec_width = operand_set<Ins>::any_array ? operand_set<Ins>::vec_width : 1;
+  /// Row kernels may read V reduced elements at once: for every array input the
+  /// reduced elements are contiguous (or one broadcast value) and every output's
+  /// row starts V-aligned.
   bool vec_rows_ok(int V) const {
     if constexpr (vec_width == 1) {
       return false;
     } else {
-      if (red.ndim != 1 || red.strides[0][0] != 1 || !aligned(V)) return false;
-      for (int d = 0; d < kept.ndim; ++d)
-        if (kept.strides[0][d] % V) return false;
-      return true;
+      if (red.ndim != 1) return false;
+      return all_inputs([&](auto k, const auto& op) {
+        const auto st = red.strides[k][0];
+        if (st == 0) return true;
+        if (st != 1 || !aligned(op.p, V)) return false;
+        for (int d = 0; d < kept.ndim; ++d)
+          if (kept.strides[k][d] % V) return false;
+        return true;
+      });
     }
   }
   /// Column kernels may read V neighbouring outputs at once: the outputs' inner
-  /// dim is contiguous, a multiple of V long, and every other step V-aligned.
+  /// dim is a multiple of V long and, for every array input, contiguous (or one
+  /// broadcast value) with every other step V-aligned.
   bool vec_columns_ok(int V) const {
     if constexpr (vec_width == 1) {
       return false;
     } else {
-      if (kept.ndim < 1 || kept.strides[0][kept.ndim - 1] != 1 || kept.dims[kept.ndim - 1] % V || !aligned(V))
-        return false;
-      for (int d = 0; d < kept.ndim - 1; ++d)
-        if (kept.strides[0][d] % V) return false;
-      for (int d = 0; d < red.ndim; ++d)
-        if (red.strides[0][d] % V) return false;
-      return true;
+      if (kept.ndim < 1 || kept.dims[kept.ndim - 1] % V) return false;
+      return all_inputs([&](auto k, const auto& op) {
+        const auto st = kept.strides[k][kept.ndim - 1];
+        if (st == 0) return true;
+        if (st != 1 || !aligned(op.p, V)) return false;
+        for (int d = 0; d < kept.ndim - 1; ++d)
+          if (kept.strides[k][d] % V) return false;
+        for (int d = 0; d < red.ndim; ++d)
+          if (red.strides[k][d] % V) return false;
+        return true;
+      });
     }
   }
-  bool aligned(int V) const {
-    return reinterpret_cast<std::uintptr_t>(cuda::std::get<0>(ins).p) % (sizeof(first_type) * V) == 0;
-  }
-  /// The V elements from reduced element r on, contiguous in memory (see the
-  /// checks above), lifted with indices r + j * rstep.
+  /// The V elements from reduced element r on: along the reduced range
+  /// (rstep = 1, row kernels; lifted with indices r + j) or for V neighbouring
+  /// outputs (rstep = 0, the column kernel; all with index r). The layout was
+  /// checked by vec_rows_ok / vec_columns_ok.
   UFUNC_EXEC_CHECK_DISABLE
   template <int V>
   UFUNC_HD void at_vec(const base_t& b, index_t r, index_t rstep, Acc* out) const {
     if constexpr (vec_width > 1) {
-      index_t off;
+      index_t off[NIN];
       if (red.ndim <= 1) {
-        off = b.off[0] + r * red.strides[0][0];
+        for (int k = 0; k < NIN; ++k) off[k] = b.off[k] + r * red.strides[k][0];
       } else {
-        index_t o[NIN];
-        red.offsets(static_cast<std::uint64_t>(r), o);
-        off = b.off[0] + o[0];
+        red.offsets(static_cast<std::uint64_t>(r), off);
+        for (int k = 0; k < NIN; ++k) off[k] += b.off[k];
       }
-      const auto v = load_vec<first_type, V>(cuda::std::get<0>(ins).p + off);
-      for (int j = 0; j < V; ++j) out[j] = lift(map(v.v[j]), r + j * rstep);
+      at_vec_lanes<V>(off, r, rstep, out, std::make_index_sequence<NIN>{});
     }
   }
 
@@ -233,6 +262,58 @@ struct map_source {
     }
     return lift(eval_at(map, ins, off, std::make_index_sequence<NIN>{}), r);
   }
+
+ private:
+  template <class T>
+  static bool aligned(const T* p, int V) {
+    return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * static_cast<std::size_t>(V)) == 0;
+  }
+  /// pred(k, operand) for every array input k.
+  template <class Pred>
+  bool all_inputs(const Pred& pred) const {
+    return all_inputs(pred, std::make_index_sequence<NIN>{});
+  }
+  template <class Pred, std::size_t... K>
+  bool all_inputs(const Pred& pred, std::index_sequence<K...>) const {
+    auto one = [&](auto k) {
+      const auto& op = cuda::std::get<decltype(k)::value>(ins);
+      if constexpr (bare_t<decltype(op)>::is_array)
+        return pred(static_cast<int>(decltype(k)::value), op);
+      else
+        return true;
+    };
+    return (one(std::integral_constant<std::size_t, K>{}) && ...);
+  }
+
+  /// Input k's V values at offset `off`: one vector load when it moves along
+  /// the vector (its stride there is 1), else one value repeated.
+  template <int V, std::size_t K>
+  UFUNC_HD auto lanes(const index_t* off, index_t rstep) const {
+    using Op = cuda::std::tuple_element_t<K, Ins>;
+    using T = typename Op::value_type;
+    const Op& op = cuda::std::get<K>(ins);
+    vec_reg<T, V> x;
+    if constexpr (Op::is_array) {
+      const index_t st = rstep ? red.strides[K][red.ndim - 1] : kept.strides[K][kept.ndim - 1];
+      if (st != 0) return load_vec<T, V>(op.p + off[K]);
+      const T one = op.p[off[K]];
+      for (int j = 0; j < V; ++j) x.v[j] = one;
+    } else {
+      const T one = op.load(0);
+      for (int j = 0; j < V; ++j) x.v[j] = one;
+    }
+    return x;
+  }
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V, std::size_t... K>
+  UFUNC_HD void at_vec_lanes(const index_t* off, index_t r, index_t rstep, Acc* out,
+                             std::index_sequence<K...>) const {
+    const cuda::std::tuple<decltype(lanes<V, K>(off, rstep))...> v(lanes<V, K>(off, rstep)...);
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int j = 0; j < V; ++j) out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r + j * rstep);
+  }
 };
 
 /// Partial results of a split reduction: `chunks` rows of K accumulators; output
@@ -241,7 +322,7 @@ template <class Acc>
 struct partial_source {
   using acc_type = Acc;
   using base_t = index_t;
-  static constexpr bool contiguous_candidate = false, indexed_candidate = false, dense = false, is_partial = true;
+  static constexpr bool contiguous_candidate = false, dense = false, is_partial = true;
   static constexpr int vec_width = 1;
   bool vec_rows_ok(int) const { return false; }
   bool vec_columns_ok(int) const { return false; }

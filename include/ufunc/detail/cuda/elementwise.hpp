@@ -17,6 +17,7 @@
 #  include "kernels/elementwise_flat.cuh"
 #  include "kernels/elementwise_nd.cuh"
 #  include "kernels/elementwise_rows.cuh"
+#  include "kernels/elementwise_tiles.cuh"
 #endif
 
 namespace ufunc::detail {
@@ -60,8 +61,11 @@ struct elementwise_backend<target::cuda> {
         if (aligned_to(ops, sz::flat_vec)) return launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
       return launch_flat<1, R>(f, outs, ins, n, s);
     }
-    // N-d: long rows take the row-tiled kernel, short ones the per-element one;
-    // 32-bit index math whenever every index and offset fits.
+    // N-d: inputs whose fast dim is not the outputs' go through shared-memory
+    // tiles; otherwise long rows take the row-tiled kernel, short ones the
+    // per-element one; 32-bit index math whenever every index and offset fits.
+    if (const std::uint64_t staged = staged_inputs<NOPS>(m, ops, NOUT))
+      if (launch_tiles<R, NOPS>(f, outs, ins, ops, m, staged, s)) return;
     const bool idx32 = fits_32bit(m, n);
     if (m.dims[static_cast<std::size_t>(m.ndim - 1)] >= rows_tuning::min_inner) {
       if (idx32)
@@ -118,6 +122,42 @@ struct elementwise_backend<target::cuda> {
   template <int V, int G, class Idx, class R, class F, class Outs, class... Ops, int NOPS>
   static auto rows_kernel_for(const F&, const Outs&, const cuda::std::tuple<Ops...>&, const nd_plan<NOPS, Idx>&) {
     return elementwise_rows_kernel<V, G, Idx, R, NOPS, F, Outs, Ops...>;
+  }
+
+  /// The mixed-layout kernel; false (nothing launched) when the staged inputs'
+  /// tiles would not fit the shared memory a block may use without opting in.
+  template <class R, int NOPS, class F, class Outs, class Ins>
+  static bool launch_tiles(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& ops,
+                           const merged_layout<NOPS>& m, std::uint64_t staged, stream_ref s) {
+    using tu = tiles_tuning;
+    tile_plan<NOPS> p;
+    std::size_t smem = 0;
+    for (int k = 0; k < NOPS; ++k)
+      if ((staged >> k) & 1) {
+        p.smem_off[k] = static_cast<unsigned>(smem);
+        smem += tu::tile_bytes(ops[static_cast<std::size_t>(k)].elem_size);
+      }
+    if (smem > tu::max_smem) return false;
+    const int last = m.ndim - 1;
+    p.nr = m.dims[static_cast<std::size_t>(last - 1)];
+    p.nc = m.dims[static_cast<std::size_t>(last)];
+    p.tiles_r = (p.nr + tu::rows - 1) / tu::rows;
+    p.tiles_c = (p.nc + tu::cols - 1) / tu::cols;
+    merged_layout<NOPS> outer = m;  // the dims before the last two
+    outer.ndim = m.ndim - 2;
+    index_t slabs = 1;
+    for (int d = 0; d < outer.ndim; ++d) slabs *= m.dims[static_cast<std::size_t>(d)];
+    p.outer = make_plan<NOPS, std::uint64_t>(outer);
+    p.ntiles = slabs * p.tiles_r * p.tiles_c;
+    for (int k = 0; k < NOPS; ++k) {
+      p.sr[k] = m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(last - 1)];
+      p.sc[k] = m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(last)];
+    }
+    p.staged = staged;
+    const dim3 block(32, tu::block_y);
+    elementwise_tiles_kernel<R><<<cuda_launch::grid_for(p.ntiles, 1), block, smem, s.get()>>>(f, outs, ins, p);
+    UFUNC_CHECK_LAUNCH("elementwise_tiles_kernel", s.get());
+    return true;
   }
 
   template <int E, class Idx, class R, int NOPS, class F, class Outs, class Ins>

@@ -34,7 +34,7 @@ struct reduce_backend<target::cuda> {
   static void run(const Job& j, Res* out, stream_ref s) {
 #if defined(__CUDACC__)
     using Src = bare_t<decltype(j.src)>;
-    if constexpr (Src::contiguous_candidate || Src::indexed_candidate)
+    if constexpr (Src::contiguous_candidate)
       if (j.g.K == 1 && pointer_path(j.g)) {
         run_all(j, out, s, nullptr);
         return;
@@ -56,9 +56,9 @@ struct reduce_backend<target::cuda> {
     static_assert(sizeof(Res) <= result_slot);
     auto& scratch = reduce_scratch::get();
     bool via_cub = false;
-    if constexpr (Src::contiguous_candidate || Src::indexed_candidate) via_cub = pointer_path(j.g);
+    if constexpr (Src::contiguous_candidate) via_cub = pointer_path(j.g);
     if (via_cub) {
-      if constexpr (Src::contiguous_candidate || Src::indexed_candidate)
+      if constexpr (Src::contiguous_candidate)
         run_all(j, static_cast<Res*>(nullptr), s, &scratch);
     } else if constexpr (!Src::dense) {
       // Strided, several inputs or an index-using map: the row kernels (one
@@ -88,16 +88,17 @@ struct reduce_backend<target::cuda> {
     return g.red.ndim == 0 || (g.red.ndim == 1 && g.red.strides[0][0] == 1);
   }
 
-  /// One output of a contiguous input (pointer_path): CUB, with vectorised loads
-  /// (argmin/argmax: through element indices, which CUB ran 5% faster than the row
-  /// kernels). Other whole reductions take the row kernels (run_split with K = 1),
-  /// so each call site instantiates CUB once (for its two offset widths).
+  /// One output of a contiguous input (pointer_path): CUB, with vectorised loads.
+  /// Other whole reductions (several inputs, argmin/argmax, strides) take the row
+  /// kernels (run_split with K = 1), which read every input with vector loads
+  /// where the layout allows; each call site instantiates CUB once (for its two
+  /// offset widths) or not at all.
   /// With `scratch`, the result goes to the start of the scratch block and is
   /// copied to its pinned slot (`out` is unused).
   template <class Job, class Res>
   static void run_all(const Job& j, Res* out, stream_ref s, reduce_scratch* scratch) {
     using Src = bare_t<decltype(j.src)>;
-    static_assert(Src::contiguous_candidate || Src::indexed_candidate);
+    static_assert(Src::contiguous_candidate);
     constexpr bool HasInit = Job::has_init;
     const auto& src = j.src;
     const auto& op = j.op;
@@ -118,10 +119,7 @@ struct reduce_backend<target::cuda> {
         UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(t.get(), bytes, in, xform, R, op, init, fin, out, s.get())));
       }
     };
-    if constexpr (Src::contiguous_candidate)
-      launch(src.first_pointer(), map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift});
-    else
-      launch(thrust::counting_iterator<index_t>(0), source_at<Src>{src, src.base(0)});
+    launch(src.first_pointer(), map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift});
   }
 
   /// Where a row/column kernel puts an output's accumulated value: finished into

@@ -1,13 +1,12 @@
 // Whole-array reduction (one output) of one contiguous input through
 // cub::DeviceReduce::TransformReduce: CUB's tuned single-pass-per-tile kernels,
 // with the map applied after its (vectorised) loads, so a fused map costs no
-// extra memory traffic; argmin/argmax read the same input through element
-// indices. Other whole reductions (several inputs, broadcasting, strides) take
-// the row kernels instead: one CUB instantiation per offset width and call site.
+// extra memory traffic. Other whole reductions (several inputs, argmin/argmax,
+// broadcasting, strides) take the row kernels instead: one CUB instantiation per
+// offset width and call site.
 #pragma once
 
 #include <cub/device/device_reduce.cuh>
-#include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 
 #include <climits>
@@ -24,14 +23,6 @@ struct map_lift {
   Lift lift;
   template <class T>
   __host__ __device__ auto operator()(const T& v) const { return lift(map(v), index_t(0)); }
-};
-
-/// Element index -> accumulator (argmin/argmax: the lift takes the index).
-template <class Src>
-struct source_at {
-  Src src;
-  typename Src::base_t b;
-  __host__ __device__ typename Src::acc_type operator()(index_t r) const { return src.at(b, r); }
 };
 
 template <class F>

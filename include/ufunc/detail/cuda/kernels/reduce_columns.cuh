@@ -79,13 +79,13 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
       for (int u = 0; u < U; ++u)
 #pragma unroll
-        for (int j = 0; j < V; ++j) acc[j] = op(acc[j], v[u][j]);
+        for (int j = 0; j < V; ++j) acc[j] = combine_in_order(op, acc[j], v[u][j]);
     }
     for (; r < e; ++r) {
       Acc v[V];
       load(r, v);
 #pragma unroll
-      for (int j = 0; j < V; ++j) acc[j] = op(acc[j], v[j]);
+      for (int j = 0; j < V; ++j) acc[j] = combine_in_order(op, acc[j], v[j]);
     }
 #pragma unroll
     for (int j = 0; j < V; ++j) mine[j] = acc[j];

@@ -10,13 +10,14 @@ namespace ufunc::detail {
 /// r0 + q V ..) into `acc`; `have` says whether acc holds a value yet. Rounds of
 /// U slots: the full slots' loads (one V-wide load each) are issued together,
 /// predicated at the range's end, then folded in slot order; a last, partial
-/// slot is read element by element. No identity is needed.
+/// slot is read element by element. No identity is needed. Elements are folded
+/// in increasing index order (combine_in_order relies on it).
 template <int U, int V, class Src, class B, class Op, class Acc>
 __device__ __forceinline__ void fold_slots(const Src& src, const B& b, const Op& op, index_t r0, index_t r1,
                                            index_t q0, index_t step, Acc& acc, bool& have) {
   const index_t n = r1 - r0, nslots = (n + V - 1) / V, nfull = n / V;
   auto add = [&](const Acc& x) {
-    acc = have ? op(acc, x) : x;
+    acc = have ? combine_in_order(op, acc, x) : x;
     have = true;
   };
   for (index_t q = q0; q < nslots; q += U * step) {

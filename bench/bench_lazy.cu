@@ -1,0 +1,213 @@
+// Lazy expressions (issue 18) against their references, each pair timed
+// interleaved in one run: a fused expression against the same math hand-fused
+// into one lambda, expression reductions and the mixed-layout kernel against the
+// memory system's peak. Results are checked against host references first.
+#include "bench_util.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace {
+
+struct mul_f {
+  UFUNC_HD float operator()(float a, float b) const { return a * b; }
+};
+struct add_f {
+  UFUNC_HD float operator()(float a, float b) const { return a + b; }
+};
+struct sub_f {
+  UFUNC_HD float operator()(float a, float b) const { return a - b; }
+};
+struct fma3_f {
+  UFUNC_HD float operator()(float x, float b, float c) const { return x * b + c; }
+};
+struct hypot_f {
+  UFUNC_HD float operator()(float a, float b) const { return sqrtf(a * a + b * b); }
+};
+struct gauss_f {
+  UFUNC_HD float operator()(float x, float mu, float sigma) const {
+    const float z = (x - mu) / sigma;
+    return 0.3989422804f / sigma * expf(-0.5f * z * z);
+  }
+};
+struct six_f {  // the six-node expression hand-fused
+  UFUNC_HD float operator()(float x, float mx, float y, float my, float w) const {
+    return gauss_f{}(hypot_f{}(x - mx, y - my), 0.0f, 1.0f) * w;
+  }
+};
+
+bool close_all(const char* what, const std::vector<float>& got, const std::vector<float>& want, double rel) {
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(got[i] - want[i]) <= rel * (std::fabs(want[i]) + 1e-30))) {
+      std::printf("CHECK FAILED: %s[%zu] = %.9g, reference %.9g\n", what, i, got[i], want[i]);
+      return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+int main() {
+  const auto dev = bench_device("bench_lazy", with_memory_clock);
+  if (!dev) return 77;
+  const double peak = dev->peak_bandwidth();
+  bool correct = true;
+  std::mt19937_64 rng(2026);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  auto random = [&](std::size_t n) {
+    std::vector<float> v(n);
+    for (auto& x : v) x = nd(rng);
+    return v;
+  };
+  const auto mul = ufunc::vectorize(mul_f{}, "mul");
+  const auto add = ufunc::vectorize(add_f{}, "add");
+  const auto sub = ufunc::vectorize(sub_f{}, "sub");
+  const auto hyp = ufunc::vectorize(hypot_f{}, "hypot");
+  const auto gauss = ufunc::vectorize(gauss_f{}, "gaussian_pdf");
+
+  // ---- add(mul(x, b), c), 2^27 float32 into out ------------------------------
+  const std::size_t n = std::size_t(1) << 27;
+  {
+    const auto hx = random(n), hb = random(n), hc = random(n);
+    auto x = ufunc::to_device(hx), b = ufunc::to_device(hb), c = ufunc::to_device(hc);
+    auto y = ufunc::empty<float>(ufunc::shape{static_cast<ufunc::index_t>(n)});
+    const auto fused = ufunc::vectorize(fma3_f{}, "fused");
+    const auto e = add.lazy(mul.lazy(x, b), c);
+    ufunc::evaluate(e, ufunc::out(y));
+    std::vector<float> want(n);
+    for (std::size_t i = 0; i < n; ++i) want[i] = hx[i] * hb[i] + hc[i];
+    correct &= close_all("add(mul(x, b), c)", y.to_host(), want, 1e-6);
+    const auto [t_hand, t_lazy] =
+        time_interleaved_ms([&] { fused(x, b, c, ufunc::out(y)); }, [&] { ufunc::evaluate(e, ufunc::out(y)); });
+    const auto [t_hand2, t_eager] = time_interleaved_ms([&] { fused(x, b, c, ufunc::out(y)); },
+                                                        [&] { add(mul(x, b), c, ufunc::out(y)); }, 7);
+    (void)t_hand2;
+    report("hand-fused x*b+c 2^27 f32 into out: time", t_hand, "ms");
+    report("lazy add(mul(x, b), c) into out: time", t_lazy, "ms");
+    report("eager add(mul(x, b), c) into out (two calls): time", t_eager, "ms");
+    report("lazy time / hand-fused time", t_lazy / t_hand, "ratio", "<= 1.03", t_lazy / t_hand <= 1.03);
+  }
+
+  // ---- six nodes with broadcasting: gaussian_pdf(hypot(x - mx, y - my), 0, 1) * w
+  {
+    const ufunc::index_t m = 8192, k = 8192;  // m * k = 2^26
+    const auto hx = random(std::size_t(m * k)), hy = random(std::size_t(m * k)), hw = random(std::size_t(m * k));
+    const auto hmx = random(std::size_t(k)), hmy = random(std::size_t(k));
+    auto x = ufunc::to_device(hx, {m, k}), y = ufunc::to_device(hy, {m, k}), w = ufunc::to_device(hw, {m, k});
+    auto mx = ufunc::to_device(hmx, {1, k}), my = ufunc::to_device(hmy, {1, k});
+    auto r = ufunc::empty<float>({m, k});
+    const auto e = gauss.lazy(hyp.lazy(sub.lazy(x, mx), sub.lazy(y, my)), 0.0f, 1.0f) * w;
+    ufunc::evaluate(e, ufunc::out(r));
+    std::vector<float> want(std::size_t(m * k));
+    for (ufunc::index_t i = 0; i < m; ++i)
+      for (ufunc::index_t j = 0; j < k; ++j) {
+        const std::size_t q = std::size_t(i * k + j);
+        want[q] = six_f{}(hx[q], hmx[std::size_t(j)], hy[q], hmy[std::size_t(j)], hw[q]);
+      }
+    correct &= close_all("six-node expression", r.to_host(), want, 1e-5);
+    const auto six = ufunc::vectorize(six_f{}, "six");
+    const auto [t_hand, t_lazy] = time_interleaved_ms([&] { six(x, mx, y, my, w, ufunc::out(r)); },
+                                                      [&] { ufunc::evaluate(e, ufunc::out(r)); });
+    const double bytes = 4.0 * (4.0 * double(m * k) + 2.0 * double(k));  // leaf reads and the one write
+    report("six-node expression (8192, 8192) f32: bandwidth / peak", bytes / t_lazy / 1e-3 / peak, "ratio", ">= 0.85",
+           bytes / t_lazy / 1e-3 / peak >= 0.85);
+    report("  its time / the same math hand-fused", t_lazy / t_hand, "ratio");
+  }
+
+  // ---- reductions of expressions ----------------------------------------------
+  {
+    const auto hx = random(n), hy = random(n);
+    auto x = ufunc::to_device(hx), y = ufunc::to_device(hy);
+    auto r0 = ufunc::empty<float>(ufunc::shape{});
+    auto ri = ufunc::empty<ufunc::index_t>(ufunc::shape{});
+    double dref = 0, dabs = 0;
+    for (std::size_t i = 0; i < n; ++i) dref += double(hx[i]) * hy[i], dabs += std::fabs(double(hx[i]) * hy[i]);
+    const float got = ufunc::sum(ufunc::lazy(x) * y);
+    if (!(std::fabs(got - dref) <= 27 * std::ldexp(1.0, -24) * dabs)) {
+      std::printf("CHECK FAILED: sum(x * y) = %.9g, reference %.9g\n", got, dref);
+      correct = false;
+    }
+    const auto am_want = std::max_element(hx.begin(), hx.end()) - hx.begin();
+    if (ufunc::argmax(x) != am_want) {
+      std::printf("CHECK FAILED: argmax(x) = %lld, reference %lld\n", (long long)ufunc::argmax(x), (long long)am_want);
+      correct = false;
+    }
+    const auto dot_e = ufunc::lazy(x) * y;
+    const auto dot_m = ufunc::map_reduce(mul_f{}, ufunc::plus{});
+    const auto [t_cub, t_dot] =
+        time_interleaved_ms([&] { ufunc::sum(x, ufunc::out(r0)); }, [&] { ufunc::sum(dot_e, ufunc::out(r0)); });
+    const double bytes = double(n) * 4;
+    report("sum(x) 2^27 f32 (CUB path): bandwidth / peak", bytes / t_cub / 1e-3 / peak, "ratio");
+    report("dot = sum(lazy(x) * y) 2^27 f32: read bandwidth / peak", 2 * bytes / t_dot / 1e-3 / peak, "ratio",
+           ">= 0.85", 2 * bytes / t_dot / 1e-3 / peak >= 0.85);
+    const double t_mr = time_device_ms([&] { dot_m(x, y, ufunc::out(r0)); });
+    report("dot = map_reduce(mul, plus)(x, y): read bandwidth / peak", 2 * bytes / t_mr / 1e-3 / peak, "ratio");
+    const double t_am = time_device_ms([&] { ufunc::argmax(x, ufunc::out(ri)); });
+    report("argmax 2^27 f32: read bandwidth / peak", bytes / t_am / 1e-3 / peak, "ratio", ">= 0.85",
+           bytes / t_am / 1e-3 / peak >= 0.85);
+
+    // Axis reductions of a two-leaf expression, 8192^2.
+    const ufunc::index_t s = 8192;
+    auto X = ufunc::to_device(std::vector<float>(hx.begin(), hx.begin() + s * s), {s, s});
+    auto Y = ufunc::to_device(std::vector<float>(hy.begin(), hy.begin() + s * s), {s, s});
+    auto rs = ufunc::empty<float>({s});
+    const auto e2 = ufunc::lazy(X) * Y;
+    for (int ax : {0, 1}) {
+      ufunc::sum(e2, ufunc::axis(ax), ufunc::out(rs));
+      const auto got_axis = rs.to_host();
+      for (ufunc::index_t q : {ufunc::index_t(0), s / 3, s - 1}) {
+        double want = 0, mag = 0;
+        for (ufunc::index_t i = 0; i < s; ++i) {
+          const std::size_t at = ax == 0 ? std::size_t(i * s + q) : std::size_t(q * s + i);
+          want += double(hx[at]) * hy[at], mag += std::fabs(double(hx[at]) * hy[at]);
+        }
+        if (!(std::fabs(got_axis[std::size_t(q)] - want) <= 16 * std::ldexp(1.0, -24) * mag)) {
+          std::printf("CHECK FAILED: sum(x * y, axis %d)[%lld] = %.9g, reference %.9g\n", ax, (long long)q,
+                      got_axis[std::size_t(q)], want);
+          correct = false;
+        }
+      }
+      const double t = time_device_ms([&] { ufunc::sum(e2, ufunc::axis(ax), ufunc::out(rs)); });
+      const double ratio = (2.0 * double(s * s) + double(s)) * 4 / t / 1e-3 / peak;
+      report("sum(lazy(X) * Y, axis " + std::to_string(ax) + ") 8192^2 f32: bandwidth / peak", ratio, "ratio",
+             ">= 0.80", ratio >= 0.80);
+    }
+  }
+
+  // ---- mixed layouts: add(A.transposed(), B), 8192^2 float32 into out -------
+  {
+    const ufunc::index_t s = 8192;
+    const auto ha = random(std::size_t(s * s)), hb = random(std::size_t(s * s));
+    auto A = ufunc::to_device(ha, {s, s}), B = ufunc::to_device(hb, {s, s});
+    auto C = ufunc::empty<float>({s, s});
+    add(A.view().transposed(), B, ufunc::out(C));
+    {
+      const auto got = C.to_host();
+      bool ok = true;
+      for (ufunc::index_t i = 0; i < s && ok; i += 97)
+        for (ufunc::index_t j = 0; j < s && ok; ++j)
+          ok = got[std::size_t(i * s + j)] == ha[std::size_t(j * s + i)] + hb[std::size_t(i * s + j)];
+      if (!ok) std::printf("CHECK FAILED: add(A.T, B)\n");
+      correct &= ok;
+    }
+    const double bytes = 3.0 * double(s * s) * 4;
+    const double t_eager = time_device_ms([&] { add(A.view().transposed(), B, ufunc::out(C)); });
+    report("add(A.T, B) 8192^2 f32 into out: bandwidth / peak", bytes / t_eager / 1e-3 / peak, "ratio", ">= 0.75",
+           bytes / t_eager / 1e-3 / peak >= 0.75);
+    const auto e = ufunc::lazy(A.view().transposed()) + B;
+    const double t_lazy = time_device_ms([&] { ufunc::evaluate(e, ufunc::out(C)); });
+    report("evaluate(lazy(A.T) + B) 8192^2 f32: bandwidth / peak", bytes / t_lazy / 1e-3 / peak, "ratio", ">= 0.75",
+           bytes / t_lazy / 1e-3 / peak >= 0.75);
+    const double t_copy = time_device_ms([&] {
+      UFUNC_CUDA_CHECK(cudaMemcpyAsync(C.data(), B.data(), std::size_t(s * s) * 4, cudaMemcpyDeviceToDevice, 0));
+    });
+    report("  device copy 8192^2 f32: bandwidth / peak (reference)", 2.0 * double(s * s) * 4 / t_copy / 1e-3 / peak,
+           "ratio");
+  }
+
+  std::printf("\nresults checked against host references: %s\n", correct ? "ok" : "MISMATCH");
+  summary("bench_lazy");
+  return correct ? 0 : 1;
+}
