@@ -125,7 +125,7 @@ struct elementwise_backend<target::cuda> {
   }
 
   /// The mixed-layout kernel; false (nothing launched) when the staged inputs'
-  /// tiles would not fit the shared memory a block may use without opting in.
+  /// tiles would not fit a block's shared memory.
   template <class R, int NOPS, class F, class Outs, class Ins>
   static bool launch_tiles(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& ops,
                            const merged_layout<NOPS>& m, std::uint64_t staged, stream_ref s) {
@@ -137,7 +137,14 @@ struct elementwise_backend<target::cuda> {
         p.smem_off[k] = static_cast<unsigned>(smem);
         smem += tu::tile_bytes(ops[static_cast<std::size_t>(k)].elem_size);
       }
-    if (smem > tu::max_smem) return false;
+    auto kernel = tiles_kernel_for<R>(f, outs, ins, p);
+    if (smem > tu::default_smem) {  // several staged inputs: opt in to more, if the device has it
+      int dev = 0, optin = 0;
+      UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+      UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+      if (smem > static_cast<std::size_t>(optin)) return false;
+      UFUNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    }
     const int last = m.ndim - 1;
     p.nr = m.dims[static_cast<std::size_t>(last - 1)];
     p.nc = m.dims[static_cast<std::size_t>(last)];
@@ -154,10 +161,13 @@ struct elementwise_backend<target::cuda> {
       p.sc[k] = m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(last)];
     }
     p.staged = staged;
-    const dim3 block(32, tu::block_y);
-    elementwise_tiles_kernel<R><<<cuda_launch::grid_for(p.ntiles, 1), block, smem, s.get()>>>(f, outs, ins, p);
+    kernel<<<cuda_launch::grid_for(p.ntiles, 1), dim3(32, tu::block_y), smem, s.get()>>>(f, outs, ins, p);
     UFUNC_CHECK_LAUNCH("elementwise_tiles_kernel", s.get());
     return true;
+  }
+  template <class R, class F, class Outs, class... Ops, int NOPS>
+  static auto tiles_kernel_for(const F&, const Outs&, const cuda::std::tuple<Ops...>&, const tile_plan<NOPS>&) {
+    return elementwise_tiles_kernel<R, NOPS, F, Outs, Ops...>;
   }
 
   template <int E, class Idx, class R, int NOPS, class F, class Outs, class Ins>
