@@ -1,4 +1,5 @@
-// Calls that break the one rule of trailing arguments (detail/call.hpp). Each
+// Calls that break the one rule of trailing arguments (detail/call.hpp), and
+// lazy expressions built against their rules (expression.hpp). Each
 // ctest test compiles this file with one CASE_* defined and passes only when the
 // compiler stops with the message that names the call. Host target: no nvcc.
 #include <ufunc/ufunc.hpp>
@@ -39,8 +40,25 @@ int main() {
   parallel_for<H>(4, [](std::size_t) {}, s, s);
 #elif defined(CASE_PARALLEL_FOR_TWO_CONFIGS)
   parallel_for<H>(4, [](std::size_t) {}, launch_config{1, 32}, launch_config{1, 32});
+#elif defined(CASE_EVALUATE_TWO_STREAMS)
+  evaluate(lazy(x) + y, s, s);
+#elif defined(CASE_LAZY_CONTROL)
+  (void)f.lazy(x, out(z));
+#elif defined(CASE_LAZY_VECTOR_LEAF)
+  (void)(lazy(x) + std::vector<float>(12));
+#elif defined(CASE_LAZY_METHOD)
+  f.reduce(lazy(x) + y);
+#elif defined(CASE_LAZY_SEVERAL_OUTPUTS_INSIDE)
+  auto two = vectorize<H>([](float a) { return cuda::std::make_tuple(a, a); }, "two");
+  (void)f.lazy(two.lazy(x), y);
+#elif defined(CASE_LAZY_33_LEAVES)
+  auto e8 = lazy(x) + x + x + x + x + x + x + x;  // 8 leaves
+  auto e32 = e8 + e8 + e8 + e8;                   // 32 leaves: the limit
+  (void)evaluate(e32);
+  (void)(e32 + 1.0f);                             // 33
 #elif defined(CASE_NONE)
   f(x, y, out(z), s);  // the control case: a valid call compiles
+  evaluate(f.lazy(lazy(x) * 2.0f, y), out(z), s);
 #endif
   return 0;
 }

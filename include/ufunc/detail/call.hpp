@@ -67,7 +67,7 @@ constexpr control control_of() {
 
 /// Facts about a list of control kinds (the argument list's, then a sentinel).
 struct control_list {
-  control k[32] = {};
+  control k[48] = {};  // an expression's 32 leaves, then its out and stream, fit
   std::size_t n = 0;  // arguments, without the sentinel
   constexpr std::size_t first_control() const {
     std::size_t i = 0;
@@ -93,7 +93,7 @@ struct control_list {
 };
 template <class... A>
 constexpr control_list control_list_of() {
-  static_assert(sizeof...(A) <= 32, "ufunc: a call takes at most 32 arguments");
+  static_assert(sizeof...(A) <= 48, "ufunc: a call takes at most 48 arguments");
   control_list l{{control_of<A>()...}, sizeof...(A)};
   return l;
 }
