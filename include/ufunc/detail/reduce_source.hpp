@@ -156,6 +156,9 @@ struct operand_set<cuda::std::tuple<Ops...>> {
   /// Elements per 16-byte access of the widest array input.
   static constexpr int vec_width =
       common_vec_width<std::conditional_t<Ops::is_array, typename Ops::value_type, unsigned char>...>();
+  /// What a map returns for these operands.
+  template <class Map>
+  using mapped_t = std::decay_t<std::invoke_result_t<const Map&, typename Ops::value_type...>>;
 };
 
 /// The elements reduced into output `o`: map(inputs...) at kept offset `o` plus
@@ -184,6 +187,10 @@ struct map_source {
   /// A buffer of partial results (second pass of a split reduction): no.
   static constexpr bool is_partial = false;
   UFUNC_HD auto first_pointer() const { return cuda::std::get<0>(ins).p; }
+  /// What the row kernels hold per element between its load and its fold: the
+  /// accumulator, or for argmin/argmax the mapped value alone (lifted with its
+  /// index as it is folded: a quarter of the registers for float).
+  using fold_type = std::conditional_t<Lift::uses_index, typename operand_set<Ins>::template mapped_t<Map>, Acc>;
 
   /// Elements per vector access (1: no vector path): 16 bytes of the widest
   /// array input; every array input is read V elements at a time, or as one
@@ -242,8 +249,33 @@ struct map_source {
         red.offsets(static_cast<std::uint64_t>(r), off);
         for (int k = 0; k < NIN; ++k) off[k] += b.off[k];
       }
-      at_vec_lanes<V>(off, r, rstep, out, std::make_index_sequence<NIN>{});
+      at_vec_lanes<V, false>(off, r, rstep, out, std::make_index_sequence<NIN>{});
     }
+  }
+  /// As at_vec along the reduced range (rstep = 1), as fold_type values.
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V>
+  UFUNC_HD void at_vec_fold(const base_t& b, index_t r, fold_type* out) const {
+    if constexpr (!Lift::uses_index) {
+      at_vec<V>(b, r, 1, out);
+    } else if constexpr (vec_width > 1) {
+      index_t off[NIN];
+      if (red.ndim <= 1) {
+        for (int k = 0; k < NIN; ++k) off[k] = b.off[k] + r * red.strides[k][0];
+      } else {
+        red.offsets(static_cast<std::uint64_t>(r), off);
+        for (int k = 0; k < NIN; ++k) off[k] += b.off[k];
+      }
+      at_vec_lanes<V, true>(off, r, 1, out, std::make_index_sequence<NIN>{});
+    }
+  }
+  /// A fold_type value of reduced element r as an accumulator.
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD Acc lift_fold(const fold_type& v, index_t r) const {
+    if constexpr (Lift::uses_index)
+      return lift(v, r);
+    else
+      return v;
   }
 
   UFUNC_HD base_t base(index_t o) const {
@@ -304,15 +336,21 @@ struct map_source {
     }
     return x;
   }
+  /// Raw: the mapped values (out is fold_type*), else lifted (out is Acc*).
   UFUNC_EXEC_CHECK_DISABLE
-  template <int V, std::size_t... K>
-  UFUNC_HD void at_vec_lanes(const index_t* off, index_t r, index_t rstep, Acc* out,
+  template <int V, bool Raw, class Out, std::size_t... K>
+  UFUNC_HD void at_vec_lanes(const index_t* off, index_t r, index_t rstep, Out* out,
                              std::index_sequence<K...>) const {
     const cuda::std::tuple<decltype(lanes<V, K>(off, rstep))...> v(lanes<V, K>(off, rstep)...);
 #if defined(__CUDACC__)
 #  pragma unroll
 #endif
-    for (int j = 0; j < V; ++j) out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r + j * rstep);
+    for (int j = 0; j < V; ++j) {
+      if constexpr (Raw)
+        out[j] = map(cuda::std::get<K>(v).v[j]...);
+      else
+        out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r + j * rstep);
+    }
   }
 };
 
@@ -328,6 +366,10 @@ struct partial_source {
   bool vec_columns_ok(int) const { return false; }
   template <int V>
   UFUNC_HD void at_vec(base_t, index_t, index_t, Acc*) const {}
+  using fold_type = Acc;
+  template <int V>
+  UFUNC_HD void at_vec_fold(base_t, index_t, Acc*) const {}
+  UFUNC_HD const Acc& lift_fold(const Acc& v, index_t) const { return v; }
   const Acc* p;
   index_t K;
   UFUNC_HD base_t base(index_t o) const { return o; }

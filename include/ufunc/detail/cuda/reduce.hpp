@@ -225,7 +225,7 @@ struct reduce_backend<target::cuda> {
         const auto grid = static_cast<unsigned>(std::min<index_t>(items, INT_MAX));
         if constexpr (VW > 1)
           if (vec) {
-            reduce_rows_kernel<tu::block, tu::template vec_unroll_for<Acc, VW>, VW>
+            reduce_rows_kernel<tu::block, tu::template vec_unroll_for<typename Src::fold_type, VW>, VW>
                 <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
             UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
             return;

@@ -19,12 +19,12 @@ struct rows_reduce_tuning {
   static constexpr int block = 256;
   static constexpr int unroll = 8;      // scalar slots in flight per thread
   static constexpr int vec_unroll = 4;  // 16-byte slots in flight per thread
-  /// For accumulator type Acc: at most 128 bytes of lifted slots per round, so a
-  /// wide accumulator (argmin/argmax: value and index) keeps blocks resident.
-  /// H100, argmax of 2^27 float: 0.66 / 0.75 / 0.71 of peak at 64 / 128 / 256
-  /// bytes (U = 1, 2, 4); sums (U = 4 either way) unchanged.
-  template <class Acc, int V>
-  static constexpr int vec_unroll_for = std::clamp(128 / static_cast<int>(V * sizeof(Acc)), 1, vec_unroll);
+  /// For slots of type F (Src::fold_type): at most 128 bytes of slots per round,
+  /// so a wide one keeps blocks resident. H100, argmax of 2^27 float with the
+  /// lifted value-and-index slots (16 bytes): 0.66 / 0.75 / 0.71 of peak at 64 /
+  /// 128 / 256 bytes (U = 1, 2, 4); sums (U = 4 either way) unchanged.
+  template <class F, int V>
+  static constexpr int vec_unroll_for = std::clamp(128 / static_cast<int>(V * sizeof(F)), 1, vec_unroll);
 };
 
 /// Item `it` of K * nchunks is output `it % K`, chunk `it / K` (chunk-major, so a

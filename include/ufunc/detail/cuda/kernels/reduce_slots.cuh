@@ -2,6 +2,8 @@
 // one output's reduced range, read in slots of V adjacent elements.
 #pragma once
 
+#include <type_traits>
+
 #include "../../reduce_source.hpp"
 
 namespace ufunc::detail {
@@ -23,22 +25,30 @@ __device__ __forceinline__ void fold_slots(const Src& src, const B& b, const Op&
     acc = have ? combine_in_order(op, acc, x) : x;
     have = true;
   };
+  // Vector slots hold Src::fold_type (argmin/argmax: the bare values, lifted
+  // with their indices only as they are folded).
+  using F = std::conditional_t<(V > 1), typename Src::fold_type, Acc>;
   for (index_t q = q0; q < nslots; q += U * step) {
-    Acc v[U][V];
+    F v[U][V];
 #pragma unroll
     for (int u = 0; u < U; ++u)
       if (q + u * step < nfull) {
         if constexpr (V == 1)
           v[u][0] = src.at(b, r0 + q + u * step);
         else
-          src.template at_vec<V>(b, r0 + (q + u * step) * V, 1, v[u]);
+          src.template at_vec_fold<V>(b, r0 + (q + u * step) * V, v[u]);
       }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const index_t qu = q + u * step;
       if (qu < nfull) {
 #pragma unroll
-        for (int j = 0; j < V; ++j) add(v[u][j]);
+        for (int j = 0; j < V; ++j) {
+          if constexpr (V == 1)
+            add(v[u][j]);
+          else
+            add(src.lift_fold(v[u][j], r0 + qu * V + j));
+        }
       } else if (qu < nslots) {
         for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at(b, e));
       }
