@@ -252,23 +252,23 @@ inline constexpr bool either_expression = is_expression_v<A> || is_expression_v<
 /// element type follows C++'s arithmetic conversions (int * float is float).
 template <class A, class B, std::enable_if_t<detail::either_expression<A, B>, int> = 0>
 auto operator+(A&& a, B&& b) {
-  return detail::make_node<void>(detail::add_fn{}, "operator+", std::forward<A>(a), std::forward<B>(b));
+  return detail::make_node<void>(detail::expr_add{}, "operator+", std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B, std::enable_if_t<detail::either_expression<A, B>, int> = 0>
 auto operator-(A&& a, B&& b) {
-  return detail::make_node<void>(detail::sub_fn{}, "operator-", std::forward<A>(a), std::forward<B>(b));
+  return detail::make_node<void>(detail::expr_sub{}, "operator-", std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B, std::enable_if_t<detail::either_expression<A, B>, int> = 0>
 auto operator*(A&& a, B&& b) {
-  return detail::make_node<void>(detail::mul_fn{}, "operator*", std::forward<A>(a), std::forward<B>(b));
+  return detail::make_node<void>(detail::expr_mul{}, "operator*", std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, class B, std::enable_if_t<detail::either_expression<A, B>, int> = 0>
 auto operator/(A&& a, B&& b) {
-  return detail::make_node<void>(detail::div_fn{}, "operator/", std::forward<A>(a), std::forward<B>(b));
+  return detail::make_node<void>(detail::expr_div{}, "operator/", std::forward<A>(a), std::forward<B>(b));
 }
 template <class A, std::enable_if_t<detail::is_expression_v<A>, int> = 0>
 auto operator-(A&& a) {
-  return detail::make_node<void>(detail::neg_fn{}, "operator-", std::forward<A>(a));
+  return detail::make_node<void>(detail::expr_neg{}, "operator-", std::forward<A>(a));
 }
 
 /// `x` (an array, a view or a scalar) as a leaf expression, so that the C++

@@ -77,23 +77,23 @@ struct fused {
 
 // The operators of expressions. Element types follow C++'s arithmetic
 // conversions (int * float is float), as the same code on scalars would.
-struct add_fn {
+struct expr_add {
   template <class A, class B>
   UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a + b; }
 };
-struct sub_fn {
+struct expr_sub {
   template <class A, class B>
   UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a - b; }
 };
-struct mul_fn {
+struct expr_mul {
   template <class A, class B>
   UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a * b; }
 };
-struct div_fn {
+struct expr_div {
   template <class A, class B>
   UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a / b; }
 };
-struct neg_fn {
+struct expr_neg {
   template <class A>
   UFUNC_HD constexpr auto operator()(const A& a) const { return -a; }
 };
