@@ -48,9 +48,10 @@ inline std::vector<ufunc::index_t> strides_of(const ufunc::shape& s) { return uf
 /// the loop for a check that must hold on every target of the build. (nvcc allows
 /// no extended UFUNC_HD lambda inside the generic lambda `fn`: define those in a
 /// named function template that `fn` calls.)
-/// A file compiled as C++ in every build with UFUNC_TEST_HOST_TARGET_ONLY runs
-/// the host target alone (test_lazy.cpp: its many expression types would cost
-/// nvcc over ten minutes; test_lazy_device.cpp covers the CUDA target).
+/// A file compiled with UFUNC_TEST_HOST_TARGET_ONLY runs these loops on the host
+/// target alone (test_lazy.cpp: its cases on both targets would cost nvcc about
+/// six minutes; its random trees run on both through a loop of their own, and
+/// test_lazy_device.cpp takes the other paths to the CUDA target).
 template <class Fn>
 void for_each_target(Fn&& fn) {
   fn(ufunc::target::host{});
