@@ -243,12 +243,7 @@ struct map_source {
   UFUNC_HD void at_vec(const base_t& b, index_t r, index_t rstep, Acc* out) const {
     if constexpr (vec_width > 1) {
       index_t off[NIN];
-      if (red.ndim <= 1) {
-        for (int k = 0; k < NIN; ++k) off[k] = b.off[k] + r * red.strides[k][0];
-      } else {
-        red.offsets(static_cast<std::uint64_t>(r), off);
-        for (int k = 0; k < NIN; ++k) off[k] += b.off[k];
-      }
+      offsets_at(b, r, off);
       at_vec_lanes<V, false>(off, r, rstep, out, std::make_index_sequence<NIN>{});
     }
   }
@@ -260,12 +255,7 @@ struct map_source {
       at_vec<V>(b, r, 1, out);
     } else if constexpr (vec_width > 1) {
       index_t off[NIN];
-      if (red.ndim <= 1) {
-        for (int k = 0; k < NIN; ++k) off[k] = b.off[k] + r * red.strides[k][0];
-      } else {
-        red.offsets(static_cast<std::uint64_t>(r), off);
-        for (int k = 0; k < NIN; ++k) off[k] += b.off[k];
-      }
+      offsets_at(b, r, off);
       at_vec_lanes<V, true>(off, r, 1, out, std::make_index_sequence<NIN>{});
     }
   }
@@ -286,16 +276,20 @@ struct map_source {
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD Acc at(const base_t& b, index_t r) const {
     index_t off[NIN];
+    offsets_at(b, r, off);
+    return lift(eval_at(map, ins, off, std::make_index_sequence<NIN>{}), r);
+  }
+
+ private:
+  /// Every input's offset of reduced element r of the output at base b.
+  UFUNC_HD void offsets_at(const base_t& b, index_t r, index_t* off) const {
     if (red.ndim <= 1) {
       for (int k = 0; k < NIN; ++k) off[k] = b.off[k] + r * red.strides[k][0];
     } else {
       red.offsets(static_cast<std::uint64_t>(r), off);
       for (int k = 0; k < NIN; ++k) off[k] += b.off[k];
     }
-    return lift(eval_at(map, ins, off, std::make_index_sequence<NIN>{}), r);
   }
-
- private:
   template <class T>
   static bool aligned(const T* p, int V) {
     return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * static_cast<std::size_t>(V)) == 0;
