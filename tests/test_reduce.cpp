@@ -165,6 +165,92 @@ TEST_CASE("reduce: min/max/argmin/argmax propagate NaN as NumPy does") {
   CHECK(ufunc::argmin(ufunc::to_device(t)) == 77);
 }
 
+namespace {
+template <class T>
+bool is_nan_value(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  else
+    return false;
+}
+
+// The first position of the smallest (Max: largest) value, the first NaN winning:
+// NumPy's argmin/argmax, by a serial loop.
+template <bool Max, class T>
+index_t serial_arg(const T* p, index_t n, index_t stride = 1) {
+  index_t best = 0;
+  for (index_t i = 0; i < n; ++i) {
+    const T v = p[i * stride], b = p[best * stride];
+    if (is_nan_value(b)) break;
+    if (is_nan_value(v) || (Max ? b < v : v < b)) best = i;
+  }
+  return best;
+}
+
+// Values from a small set (many ties), a few NaNs for floating types, as T.
+template <class T>
+std::vector<T> tied_values(std::size_t n, std::mt19937_64& rng, bool nans) {
+  std::uniform_int_distribution<int> d(-20, 20);
+  std::vector<T> h(n);
+  for (auto& v : h) v = static_cast<T>(d(rng));
+  if constexpr (std::is_floating_point_v<T>)
+    if (nans && n > 0)
+      for (int k = 0; k < 2; ++k) h[std::uniform_int_distribution<std::size_t>(0, n - 1)(rng)] = std::numeric_limits<T>::quiet_NaN();
+  return h;
+}
+
+template <class T>
+void check_arg_reductions(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (index_t n : {1, 3, 4, 5, 8, 33, 1000, 4097, 65541, (1 << 20) + 3}) {
+    for (bool nans : {false, true}) {
+      // One extreme value planted late, so that it improves on the ties (and
+      // one early, so that nothing later does).
+      for (int plant = 0; plant < 3; ++plant) {
+        auto h = tied_values<T>(static_cast<std::size_t>(n) + 1, rng, nans);
+        if (plant > 0) {
+          const auto at = plant == 1 ? h.size() - 2 : h.size() / 7;
+          h[at] = static_cast<T>(30), h[h.size() - 1 - at] = static_cast<T>(-30);
+        }
+        INFO("n = " << n << ", nans " << nans << ", plant " << plant);
+        const auto x = ufunc::to_device(h);
+        // Whole array, and the same data one element in (not 16-byte aligned).
+        CHECK(ufunc::argmax(x.view().sliced(0, 0, n)) == serial_arg<true>(h.data(), n));
+        CHECK(ufunc::argmin(x.view().sliced(0, 0, n)) == serial_arg<false>(h.data(), n));
+        CHECK(ufunc::argmax(x.view().sliced(0, 1, n + 1)) == serial_arg<true>(h.data() + 1, n));
+        CHECK(ufunc::argmin(x.view().sliced(0, 1, n + 1)) == serial_arg<false>(h.data() + 1, n));
+      }
+    }
+  }
+  // Rows of several lengths (the row kernels' block and group paths) and columns.
+  for (index_t cols : {4, 12, 64, 1000, 5000}) {
+    const index_t rows = std::max<index_t>(3, (1 << 18) / cols);
+    const auto h = tied_values<T>(static_cast<std::size_t>(rows * cols), rng, true);
+    const auto x = ufunc::to_device(h, {rows, cols});
+    INFO("rows " << rows << ", cols " << cols);
+    const auto amax = ufunc::argmax(x, ufunc::axis(1)).to_host();
+    const auto amin = ufunc::argmin(x, ufunc::axis(1)).to_host();
+    const auto cmax = ufunc::argmax(x, ufunc::axis(0)).to_host();
+    bool rows_ok = true, cols_ok = true;
+    for (index_t r = 0; r < rows; ++r)
+      rows_ok &= amax[r] == serial_arg<true>(h.data() + r * cols, cols) &&
+                 amin[r] == serial_arg<false>(h.data() + r * cols, cols);
+    for (index_t c = 0; c < cols; ++c) cols_ok &= cmax[c] == serial_arg<true>(h.data() + c, rows, cols);
+    CHECK(rows_ok);
+    CHECK(cols_ok);
+  }
+}
+}  // namespace
+
+TEST_CASE("reduce: argmin/argmax against a serial loop: ties, NaNs, planted extremes, every size and type") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  check_arg_reductions<float>(seed);
+  check_arg_reductions<double>(seed + 1);
+  check_arg_reductions<int>(seed + 2);
+  check_arg_reductions<std::int8_t>(seed + 3);
+}
+
 TEST_CASE("reduce: float sums use a tree order: error like log N, not N (2^24 values)") {
   const std::size_t n = std::size_t(1) << 24;
   const auto seed = test::fresh_seed();

@@ -184,9 +184,16 @@ struct map_source {
   static constexpr bool contiguous_candidate =
       NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && !Lift::uses_index;
   static constexpr bool dense = Dense && contiguous_candidate;
+  /// argmin/argmax of one array input: when it is contiguous, the row kernels
+  /// may read it through a plain pointer (dense_row_source).
+  static constexpr bool arg_pointer_candidate =
+      NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && Lift::uses_index && operand_set<Ins>::vec_width > 1;
   /// A buffer of partial results (second pass of a split reduction): no.
   static constexpr bool is_partial = false;
   UFUNC_HD auto first_pointer() const { return cuda::std::get<0>(ins).p; }
+  /// This source as a dense_row_source (arg_pointer_candidate; the caller checked
+  /// that the input is contiguous).
+  auto dense_rows() const;
   /// What the row kernels hold per element between its load and its fold: the
   /// accumulator, or for argmin/argmax the mapped value alone (lifted with its
   /// index as it is folded: a quarter of the registers for float).
@@ -347,6 +354,40 @@ struct map_source {
     }
   }
 };
+
+/// One contiguous array input read through a plain pointer (reduced element r at
+/// p[r], a single output): the row kernels' view of a map_source whose layout
+/// needs no N-d plans, for argmin/argmax of a whole contiguous array. Without
+/// the plans' offsets and strides the kernel takes fewer registers, so more
+/// blocks stay resident and more loads are in flight.
+template <class Acc, class Lift, class Map, class In>
+struct dense_row_source {
+  using acc_type = Acc;
+  using base_t = index_t;
+  using fold_type = std::decay_t<std::invoke_result_t<const Map&, In>>;
+  static constexpr bool is_partial = false;
+  static constexpr int vec_width = common_vec_width<In>();
+  const In* p;
+  Map map;
+  Lift lift;
+  UFUNC_HD base_t base(index_t) const { return 0; }
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V>
+  UFUNC_HD void at_vec_fold(base_t, index_t r, fold_type* out) const {
+    const auto x = load_vec<In, V>(p + r);
+    for (int j = 0; j < V; ++j) out[j] = map(x.v[j]);
+  }
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD Acc lift_fold(const fold_type& v, index_t r) const { return lift(v, r); }
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD Acc at(base_t, index_t r) const { return lift(map(p[r]), r); }
+};
+
+template <class Acc, class Lift, class Map, class Ins, int NIN, bool Dense>
+auto map_source<Acc, Lift, Map, Ins, NIN, Dense>::dense_rows() const {
+  using In = typename cuda::std::tuple_element_t<0, Ins>::value_type;
+  return dense_row_source<Acc, Lift, Map, In>{first_pointer(), map, lift};
+}
 
 /// Partial results of a split reduction: `chunks` rows of K accumulators; output
 /// `o` reduces column o.

@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 #include "../../config.hpp"
 #include "../../error.hpp"
@@ -41,6 +42,33 @@ inline const device_attributes& current_device() {
 
 /// Multiprocessors of the current device.
 inline int sm_count() { return current_device().sm_count; }
+
+/// Blocks of `kernel` (at `block` threads, no dynamic shared memory) resident
+/// at once on one multiprocessor of the current device: asked once per device,
+/// kernel and block size, then cached. Safe to call from several host threads.
+template <class Kernel>
+int resident_blocks(Kernel* kernel, int block) {
+  struct entry {
+    const void* fn;
+    int dev, block, blocks;
+  };
+  static std::mutex m;
+  static std::vector<entry> cache;
+  int dev = 0;
+  UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+  const void* fn = reinterpret_cast<const void*>(kernel);
+  {
+    std::lock_guard<std::mutex> lock(m);
+    for (const entry& e : cache)
+      if (e.fn == fn && e.dev == dev && e.block == block) return e.blocks;
+  }
+  int blocks = 0;
+  UFUNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0));
+  blocks = std::max(blocks, 1);
+  std::lock_guard<std::mutex> lock(m);
+  cache.push_back({fn, dev, block, blocks});
+  return blocks;
+}
 #endif  // UFUNC_BACKEND_CUDA
 
 /// Blocks for `work` items at `per_block` items each: at least 1, at most the

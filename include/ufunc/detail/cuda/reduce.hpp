@@ -17,6 +17,7 @@
 
 #if defined(__CUDACC__)
 #  include "kernels/reduce_all.cuh"
+#  include "kernels/reduce_arg_dense.cuh"
 #  include "kernels/reduce_columns.cuh"
 #  include "kernels/reduce_rows.cuh"
 #  include "kernels/reduce_warps.cuh"
@@ -39,6 +40,8 @@ struct reduce_backend<target::cuda> {
         run_all(j, out, s, nullptr);
         return;
       }
+    if constexpr (Src::arg_pointer_candidate)
+      if (j.g.K == 1 && pointer_path(j.g) && run_dense_arg(j, out, s)) return;
     run_split(j.src, j.g.K, j.g.R, j.g.rows_like, j.op, j.tail(), out, s);
 #else
     (void)j, (void)out, (void)s;
@@ -66,7 +69,9 @@ struct reduce_backend<target::cuda> {
       // A dense source is contiguous by its type and never comes here, which
       // keeps those kernels out of its call sites.
       Res* slot = static_cast<Res*>(scratch.device(result_slot, s));
-      run_split(j.src, 1, j.g.R, j.g.rows_like, j.op, j.tail(), slot, s);
+      bool done = false;
+      if constexpr (Src::arg_pointer_candidate) done = pointer_path(j.g) && run_dense_arg(j, slot, s);
+      if (!done) run_split(j.src, 1, j.g.R, j.g.rows_like, j.op, j.tail(), slot, s);
       UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch.pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
     } else {
       throw std::logic_error("ufunc internal error: a dense whole-array reduction has a strided layout");
@@ -120,6 +125,66 @@ struct reduce_backend<target::cuda> {
       }
     };
     launch(src.first_pointer(), map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift});
+  }
+
+  /// argmin/argmax of one contiguous input, a whole reduction: the block-row
+  /// kernel reading it through a plain pointer (dense_row_source), its blocks in
+  /// one wave, then a pass over their partials. Returns false, with nothing
+  /// enqueued, when the input is not aligned for vector loads (the general row
+  /// kernels then read it). H100, argmax of 2^27 floats: 32 registers, 8 blocks
+  /// per SM, the kernel at 0.89 of peak; the general row kernel (46 registers,
+  /// 5 blocks) reached 0.80 at best. Two or four waves measured slower.
+  template <class Job, class Res>
+  static bool run_dense_arg(const Job& j, Res* out, stream_ref s) {
+    const auto d = j.src.dense_rows();
+    using D = bare_t<decltype(d)>;
+    using Acc = typename D::acc_type;
+    using Op = bare_t<decltype(j.op)>;
+    constexpr int V = D::vec_width;
+    if (reinterpret_cast<std::uintptr_t>(d.p) % (sizeof(*d.p) * V) != 0) return false;
+    using tu = rows_reduce_tuning;
+    constexpr int U = tu::template vec_unroll_for<typename D::fold_type, V>;
+    const auto tail = j.tail();
+    using store_t = store_result<bare_t<decltype(tail)>, Res, Acc>;
+    const index_t R = j.g.R;
+    const index_t want = cuda_launch::sm_count() *
+                         cuda_launch::resident_blocks(reduce_arg_dense_kernel<tu::block, U, V, D, Op, store_t>, tu::block);
+    index_t nchunks = std::clamp<index_t>(R / (index_t(tu::block) * U * V), 1, want);
+    const index_t chunk_len = ((R + nchunks - 1) / nchunks + V - 1) / V * V;
+    nchunks = (R + chunk_len - 1) / chunk_len;
+    auto launch = [&](const store_t& store) {
+      reduce_arg_dense_kernel<tu::block, U, V>
+          <<<static_cast<unsigned>(nchunks), tu::block, 0, s.get()>>>(d, j.op, store, R, chunk_len);
+      UFUNC_CHECK_LAUNCH("reduce_arg_dense_kernel", s.get());
+    };
+    if (nchunks == 1) {
+      launch(store_t{tail, out, nullptr});
+      return true;
+    }
+    device_temp partials(sizeof(Acc) * static_cast<std::size_t>(nchunks), s);
+    Acc* p = static_cast<Acc*>(partials.get());
+    launch(store_t{tail, out, p});
+    finish_partials(p, 1, nchunks, j.op, tail, out, s);
+    return true;
+  }
+
+  /// The second pass of a split reduction: out[o] = the `nchunks` partials of
+  /// output o (partial[c * K + o]) combined in chunk order. One output: one block
+  /// of the row kernel, every thread's loads in flight together (the column
+  /// kernel, built for many outputs, took 11.8 us for 1056 argmax partials on an
+  /// H100, a twentieth of the whole reduction of 2^27 floats; this takes a few).
+  template <class Acc, class Op, class Tail, class Res>
+  static void finish_partials(const Acc* p, index_t K, index_t nchunks, const acc_op<Acc, Op>& op, const Tail& tail,
+                              Res* out, stream_ref s) {
+    if (K == 1) {
+      using tu = rows_reduce_tuning;
+      reduce_rows_kernel<tu::block, tu::unroll, 1>
+          <<<1, tu::block, 0, s.get()>>>(partial_source<Acc>{p, 1}, op, store_result<Tail, Res, Acc>{tail, out, nullptr},
+                                         index_t(1), nchunks, nchunks, index_t(1));
+      UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
+      return;
+    }
+    run_split(partial_source<Acc>{p, K}, K, nchunks, false, op, tail, out, s);
   }
 
   /// Where a row/column kernel puts an output's accumulated value: finished into
@@ -256,7 +321,7 @@ struct reduce_backend<target::cuda> {
       device_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
       Acc* p = static_cast<Acc*>(partials.get());
       launch(store_t{tail, out, p});
-      run_split(partial_source<Acc>{p, K}, K, nchunks, false, op, tail, out, s);
+      finish_partials(p, K, nchunks, op, tail, out, s);
     }
   }
 #endif
