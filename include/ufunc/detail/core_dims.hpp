@@ -43,17 +43,17 @@ struct core_fn {
   F f;
 
   template <std::size_t I>
-  static constexpr int core_at() {
+  static UFUNC_HD constexpr int core_at() {
     constexpr int c[] = {Core...};
     return c[I];
   }
   /// Position of input I's first value among the split arguments.
   template <std::size_t I>
-  static constexpr std::size_t start() {
+  static UFUNC_HD constexpr std::size_t start() {
     constexpr int c[] = {Core...};
-    std::size_t s = 0;
-    for (std::size_t j = 0; j < I; ++j) s += c[j] > 0 ? static_cast<std::size_t>(c[j]) : 1;
-    return s;
+    int s = 0;
+    for (int j = 0; j < static_cast<int>(I); ++j) s += c[j] > 0 ? c[j] : 1;
+    return static_cast<std::size_t>(s);
   }
 
   UFUNC_EXEC_CHECK_DISABLE
