@@ -16,6 +16,7 @@
 #include "axis.hpp"
 #include "config.hpp"
 #include "detail/call.hpp"
+#include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
 #include "detail/reduce.hpp"
 #include "error.hpp"
@@ -65,7 +66,13 @@ class reducer {
     auto outs = detail::out_views(args...);
     static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc reduction: out(...) takes one array (a reduction has one result)");
     auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
-    if constexpr ((detail::is_expression_v<Args> || ...)) {
+    if constexpr (detail::any_core_v<Args...>) {
+      // vec<D> inputs: the same reduction of their components, the map regrouping them.
+      return detail::with_core_dims<parsed::nin>(name_, map_, std::move(inputs), [&](auto g, auto&&... split) {
+        const reducer<AccOverride, decltype(g), Op, Init, Kind> r(g, op_, init_, name_);
+        return r(std::forward<decltype(split)>(split)...);
+      });
+    } else if constexpr ((detail::is_expression_v<Args> || ...)) {
       // Expressions among the inputs: the map and their trees become one map
       // over all their leaves, reduced in one pass with no temporary.
       return fused_call(std::make_index_sequence<parsed::nin>{},

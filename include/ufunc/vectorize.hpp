@@ -12,6 +12,7 @@
 #include "axis.hpp"
 #include "config.hpp"
 #include "detail/call.hpp"
+#include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
 #include "error.hpp"
 #include "expression.hpp"
@@ -78,7 +79,12 @@ class vectorized {
     UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...) and a stream");
     const detail::controls c = detail::read_controls(args...);
     auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
-    if constexpr ((detail::is_expression_v<Args> || ...)) {
+    if constexpr (detail::any_core_v<Args...>) {
+      // vec<D> inputs: the same call on their components, f regrouping them.
+      return detail::with_core_dims<parsed::nin>(name_, f_, std::move(inputs), [&](auto g, auto&&... split) {
+        return vectorized<Target, decltype(g)>(g, name_)(std::forward<decltype(split)>(split)...);
+      });
+    } else if constexpr ((detail::is_expression_v<Args> || ...)) {
       // An expression among the inputs: this call becomes its root, one kernel.
       auto e = fuse(std::make_index_sequence<parsed::nin>{}, std::move(inputs));
       return detail::run_expression<Target>(e, detail::out_views(args...), c.stream);
@@ -94,7 +100,12 @@ class vectorized {
   template <class... A>
   auto lazy(A&&... args) const {
     static_assert(sizeof...(A) >= 1, "f.lazy: give at least one input");
-    return detail::make_node<Target>(f_, name_, std::forward<A>(args)...);
+    if constexpr (detail::any_core_v<A...>)
+      return detail::with_core_dims<sizeof...(A)>(
+          name_, f_, std::forward_as_tuple(std::forward<A>(args)...),
+          [&](auto g, auto&&... split) { return detail::make_node<Target>(g, name_, std::forward<decltype(split)>(split)...); });
+    else
+      return detail::make_node<Target>(f_, name_, std::forward<A>(args)...);
   }
 
   const F& function() const noexcept { return f_; }
