@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include <cuda/std/limits>
@@ -34,6 +35,12 @@ struct element_traits {
   /// The accumulator of `mean`: floating input in its own type (at least float),
   /// integers and bool in double.
   using mean_acc = std::conditional_t<is_floating, std::conditional_t<(sizeof(T) < sizeof(float)), float, T>, double>;
+  /// The accumulator and result of sums and products (NumPy's add/multiply
+  /// reduce): bool and integers narrower than 64 bits widen to int64 (signed and
+  /// bool) or uint64 (unsigned); void for every other type (the op's own result).
+  using sum_acc = std::conditional_t<
+      std::is_integral_v<T> && (sizeof(T) < 8),
+      std::conditional_t<std::is_signed_v<T> || std::is_same_v<T, bool>, std::int64_t, std::uint64_t>, void>;
   /// matmul's kernels exist for these (plain FP32/FP64 arithmetic).
   static constexpr bool has_matmul = std::is_same_v<T, float> || std::is_same_v<T, double>;
   /// ufunc/atomic.hpp supports these: 4- and 8-byte integers, float, double.
