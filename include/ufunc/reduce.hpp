@@ -45,7 +45,9 @@ struct ufunc_methods;  // ufunc_methods.hpp
 /// - with an axis or keepdims: a new array of the remaining shape, enqueued on the
 ///   stream (no wait);
 /// - with `out(r)`: written into r (shape of the result, or any one-element array
-///   for a whole reduction), no wait; r must not overlap the inputs.
+///   for a whole reduction), no wait; r must not overlap the inputs; its element
+///   type follows NumPy's same_kind rule unless `ufunc::unsafe_cast` is given
+///   (else type_error, see `ufunc::unsafe_cast`).
 /// The map is fused: one pass over memory, no temporary array. The op must be
 /// associative and commutative. Without an identity (a custom op with no
 /// `init`), an empty reduction throws `value_error`. The target is that of the
@@ -57,10 +59,12 @@ class reducer {
 
   template <class... Args>
   auto operator()(Args&&... args) const {
-    using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims,
-                                   detail::bare_t<Args>...>;
+    using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims |
+                                         detail::c_unsafe_cast,
+                                     detail::bare_t<Args>...>;
     static_assert(parsed::nin >= 1, "ufunc reduction: give at least one input");
-    UFUNC_CHECK_CALL(parsed, "ufunc reduction", "ufunc::axis or ufunc::axes, ufunc::keepdims, ufunc::out(...) and a stream");
+    UFUNC_CHECK_CALL(parsed, "ufunc reduction",
+                     "ufunc::axis or ufunc::axes, ufunc::keepdims, ufunc::out(...), ufunc::unsafe_cast and a stream");
     const detail::controls o = detail::read_controls(args...);
     auto outs = detail::out_views(args...);
     static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc reduction: out(...) takes one array (a reduction has one result)");
@@ -177,6 +181,7 @@ class reducer {
                           bshape.str() + " over axes " + axes_str(axp) + " gives " + g.result.str());
       check_out_apart(name_, ol, lay);
       using OutT = typename decltype(ov)::value_type;
+      check_out_cast<Res, OutT>(name_, o.unsafe_cast);
       if (std::is_same_v<OutT, Res> && ol.shp.count() > 0 && ov.is_contiguous() && g.R > 0) {
         backend::run(job, reinterpret_cast<Res*>(ov.data()), o.stream);
       } else if (g.K > 0) {
