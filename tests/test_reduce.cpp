@@ -394,3 +394,86 @@ TEST_CASE("reduce: a stream argument orders the work on that stream") {
 #endif
 }
 
+
+namespace {
+/// NumPy's float32 pairwise sum (numpy/_core/src/umath/loops_utils.h.src) of n
+/// elements at stride `st`, written here from its source: the accuracy the
+/// library must reach on the same data.
+float numpy_pairwise(const float* x, index_t n, index_t st) {
+  if (n < 8) {
+    float r = -0.0f;
+    for (index_t i = 0; i < n; ++i) r += x[i * st];
+    return r;
+  }
+  if (n <= 128) {
+    float r[8];
+    for (int k = 0; k < 8; ++k) r[k] = x[k * st];
+    index_t i = 8;
+    for (; i < n - n % 8; i += 8)
+      for (int k = 0; k < 8; ++k) r[k] += x[(i + k) * st];
+    float res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) res += x[i * st];
+    return res;
+  }
+  index_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return numpy_pairwise(x, n2, st) + numpy_pairwise(x + n2 * st, n - n2, st);
+}
+
+/// One group's sum against a double reference: within the pairwise bound
+/// 2 * log2(n) * eps * sum|x| always; on the host target also within twice the
+/// error of NumPy's pairwise order on the same elements (or 8 eps sum|x|, below
+/// which orders differ by luck only). `serial_ok`: the CUDA column kernel's runs
+/// are serial per thread; there it must beat NumPy's own axis-0 order, a serial
+/// loop over the rows.
+void check_sum_error(float got, const float* x, index_t n, index_t st, bool host, bool serial_ok) {
+  double ref = 0, abs_sum = 0;
+  float serial = 0;
+  for (index_t i = 0; i < n; ++i) ref += x[i * st], abs_sum += std::fabs(x[i * st]), serial += x[i * st];
+  const double eps = std::ldexp(1.0, -24);
+  const double bound = 2 * std::max(1.0, std::log2(static_cast<double>(n))) * eps * abs_sum;
+  const double err = std::fabs(static_cast<double>(got) - ref);
+  const double err_np = std::fabs(static_cast<double>(numpy_pairwise(x, n, st)) - ref);
+  INFO("n " << n << ": got " << got << " error " << err << ", NumPy's pairwise error " << err_np << ", bound " << bound
+            << ", serial error " << std::fabs(serial - ref));
+  CHECK(err_np <= bound);  // the reference itself holds the bound
+  if (serial_ok)
+    CHECK(err <= std::max(bound, std::fabs(static_cast<double>(serial) - ref)));
+  else
+    CHECK(err <= bound);
+  if (host) CHECK(err <= std::max(2 * err_np, 8 * eps * abs_sum));
+}
+
+template <class Tg>
+void check_float_sum_accuracy(std::uint64_t seed) {
+  constexpr bool host = std::is_same_v<Tg, ufunc::target::host>;
+  INFO("target " << (host ? "host" : "device") << " seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (index_t n : {index_t(1000), index_t(12344), (index_t(1) << 20) + 4, index_t(1) << 22}) {
+    for (int data = 0; data < 3; ++data) {
+      INFO("n " << n << " data " << data << " (0: 0.1f each, 1: uniform [0,1), 2: normal(1.5, 0.25))");
+      std::vector<float> h(static_cast<std::size_t>(n));
+      std::uniform_real_distribution<float> u(0.0f, 1.0f);
+      std::normal_distribution<float> g(1.5f, 0.25f);
+      for (auto& v : h) v = data == 0 ? 0.1f : data == 1 ? u(rng) : g(rng);
+      const auto x = ufunc::asarray<Tg>(h);
+      check_sum_error(ufunc::sum(x), h.data(), n, 1, host, false);
+      // Rows (4, n/4) along axis 1 and columns (n/4, 4) along axis 0.
+      const index_t q = n / 4;
+      const auto x2 = ufunc::make_view<Tg>(x.data(), shape{4, q});
+      const auto by_row = ufunc::sum(x2, ufunc::axis(1)).to_host();
+      for (index_t r = 0; r < 4; ++r) check_sum_error(by_row[static_cast<std::size_t>(r)], h.data() + r * q, q, 1, host, false);
+      const auto xc = ufunc::make_view<Tg>(x.data(), shape{q, 4});
+      const auto by_col = ufunc::sum(xc, ufunc::axis(0)).to_host();
+      for (index_t c = 0; c < 4; ++c) check_sum_error(by_col[static_cast<std::size_t>(c)], h.data() + c, q, 4, host, !host);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("reduce: float sums are as accurate as NumPy's pairwise sums (whole, rows, columns; up to 2^22)") {
+  // Before: 2^22 x 0.1f summed to 419431.06 on the host (NumPy 419430.47, exact
+  // 419430.41): serial leaves of 128, and columns summed serially.
+  const auto seed = test::fresh_seed();
+  test::for_each_target([&](auto tg) { check_float_sum_accuracy<decltype(tg)>(seed); });
+}
