@@ -145,6 +145,7 @@ namespace ufunc::detail {
 struct controls {
   stream_ref stream;
   bool has_axes = false, keepdims = false, has_launch = false, unsafe_cast = false;
+  bool single_axis = false;  ///< given as ufunc::axis(k), not ufunc::axes{...}
   std::vector<int> axes_list;
   matmul_variant mm_variant = matmul_variant::fastest;
   transpose_variant tr_variant = transpose_variant::fastest;
@@ -158,6 +159,7 @@ struct controls {
       stream = stream_ref(a);
     } else if constexpr (std::is_same_v<B, axis>) {
       has_axes = true;
+      single_axis = true;
       axes_list = {a.value};
     } else if constexpr (std::is_same_v<B, axes>) {
       has_axes = true;
