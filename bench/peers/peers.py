@@ -459,8 +459,8 @@ def main():
     a = ap.parse_args()
     quick = a.quick
     cfg = {"lo": 10 if quick else 12, "hi": 18 if quick else 27, "peak": a.peak_gbs, "fp32_tflops": a.fp32_tflops,
-           "device": Budget(10, 3, 5, 2) if quick else Budget(150, 5, 30, 10),
-           "host": Budget(10, 3, 5, 1) if quick else Budget(150, 3, 15, 1),
+           "device": Budget(10, 3, 5, 2) if quick else Budget(100, 5, 20, 10),
+           "host": Budget(10, 3, 5, 1) if quick else Budget(100, 3, 10, 1),
            "overhead_calls": 200 if quick else 2000, "overhead_rounds": 5 if quick else 15,
            "matmul": [64, 128, 256] if quick else [256, 512, 1024, 2048, 4096, 8192],
            "transpose": [(256, 256), (255, 257)] if quick else [(1024, 1024), (2048, 2048), (4096, 4096), (8192, 8192),

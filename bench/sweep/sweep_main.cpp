@@ -76,8 +76,8 @@ int main(int argc, char** argv) {
     cfg.host = {10, 3, 5, 1};
     cfg.slow = {10, 3, 3, 1};
   } else {
-    cfg.device = {150, 5, 30, 10};
-    cfg.host = {150, 3, 15, 1};
+    cfg.device = {100, 5, 20, 10};
+    cfg.host = {100, 3, 10, 1};
     cfg.slow = {100, 3, 3, 1};
   }
   sweep_recorder rec(csv, run_info::current());
