@@ -90,11 +90,6 @@ struct pair_split_mask<cuda::std::tuple<Ops...>, S> {
       if (arr[k]) m |= 1u << k;
     return m;
   }();
-};    unsigned m = 0;
-    for (std::size_t k = 0; k < sizeof...(Ops); ++k)
-      if (arr[k] && ((k >= S) != JFirst)) m |= 1u << k;
-    return m;
-  }();
 };
 
 /// Per output slot, each input's value where it does not move along j.
