@@ -101,6 +101,10 @@ HEADLINES = [
      {"CuPy": ["CuPy ElementwiseKernel x*b+c"], "PyTorch": ["PyTorch addcmul (one kernel)"]}),
     ("dot 2^27", "dot", "134217728", "ufunc sum(lazy(x) * y)", {"CuPy": ["CuPy dot"], "PyTorch": ["PyTorch dot"]}),
     ("argmax 2^27", "argmax", "134217728", "ufunc argmax", {"CuPy": ["CuPy argmax"], "PyTorch": ["PyTorch argmax"]}),
+    ("Gaussian kernel sum 2^14 x 2^14", "kernel_sum_3d", "16384x16384", "ufunc map_reduce(vec<3>)",
+     {"CuPy": ["CuPy dense exp(-d2/2) @ b"], "PyTorch": ["PyTorch dense exp(-cdist^2/2) @ b"]}),
+    ("1-NN 2^14 x 2^14", "knn_3d", "16384x16384", "ufunc argmin(lazy dist2(vec<3>))",
+     {"CuPy": ["CuPy dense argmin(d2)"], "PyTorch": ["PyTorch dense argmin(cdist)"]}),
     ("call at N=1024 (host time)", "call_overhead", "1024", "ufunc GPU into out",
      {"CuPy": ["CuPy ElementwiseKernel gaussian into out"], "PyTorch": ["PyTorch exp (one kernel) into out"]}),
 ]

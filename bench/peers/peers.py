@@ -347,6 +347,36 @@ def gpu_workloads(rec, cfg, lib, dev, peak):
                 return lib["argmax"](x[q * n:(q + 1) * n])
             (t, r), = dev.measure([am], db)
             rec.row("argmax", "%s argmax" % L, shape_str(n), n, t, r, 4.0 * n, "GB/s", *lim)
+    # pairwise (issue 15): the dense method, an N x M matrix, where it fits
+    if "kernel_sum" in lib:
+        quick = cfg.get("quick", False)
+        for e in exps(8 if quick else 10, 10 if quick else 18, 2):
+            n = 1 << e
+            need = 4.0 * n * n
+            if e > 14:
+                print("%s pairwise 2^%d: the dense N x M float32 matrix needs %.1f GB; not run" % (L, e, need / 1e9),
+                      file=sys.stderr)
+                continue
+            hxp = uniform(3 * n, 91).reshape(n, 3)
+            hyp = uniform(3 * n, 92).reshape(n, 3)
+            hbp = uniform(n, 93, 0.0, 1.0)
+            xd, yd, bd = to(hxp), to(hyp), to(hbp)
+            rows = range(0, n, max(1, n // 16))
+            d2s = ((hxp.astype(np.float64)[list(rows), None, :] - hyp.astype(np.float64)[None, :, :]) ** 2).sum(-1)
+            want = np.exp(-0.5 * d2s) @ hbp.astype(np.float64)
+            mag = np.exp(-0.5 * d2s) @ np.abs(hbp.astype(np.float64))
+            got = lib["host"](lib["kernel_sum"](xd, yd, bd))[list(rows)]
+            pairs = float(n) * n
+            rec.progress("%s kernel_sum_3d 2^%d" % (L, e))
+            if rec.check(np.all(np.abs(got - want) <= 1e-4 * mag + 1e-5), "%s kernel_sum_3d 2^%d" % (L, e)):
+                (t, r), = dev.measure([lambda: lib["kernel_sum"](xd, yd, bd)], db)
+                rec.row("kernel_sum_3d", "%s %s" % (L, lib["kernel_sum_name"]), shape_str(n, n), pairs, t, r, pairs, "pairs/s")
+            nn = lib["host"](lib["knn"](xd, yd))[list(rows)]
+            best = d2s.min(axis=1)
+            okn = np.all(d2s[np.arange(len(best)), nn] <= best * (1 + 1e-5) + 1e-9)
+            if rec.check(bool(okn), "%s knn_3d 2^%d" % (L, e)):
+                (t, r), = dev.measure([lambda: lib["knn"](xd, yd)], db)
+                rec.row("knn_3d", "%s %s" % (L, lib["knn_name"]), shape_str(n, n), pairs, t, r, pairs, "pairs/s")
 
 
 def make_cupy(cfg):
@@ -383,6 +413,10 @@ def make_cupy(cfg):
         "fma": [("ElementwiseKernel x*b+c", lambda x, b, c, y: ek_fma(x, b, c, y)),
                 ("eager add(multiply(x, b), c)", lambda x, b, c, y: cp.add(cp.multiply(x, b), c, out=y))],
         "dot": lambda a, b: cp.dot(a, b, out=r0), "argmax": cp.argmax,
+        "kernel_sum": lambda x, y, b: cp.exp(-0.5 * ((x[:, None, :] - y[None, :, :]) ** 2).sum(-1)) @ b,
+        "kernel_sum_name": "dense exp(-d2/2) @ b",
+        "knn": lambda x, y: cp.argmin(((x[:, None, :] - y[None, :, :]) ** 2).sum(-1), axis=1),
+        "knn_name": "dense argmin(d2)",
     }
     return lib, dev, name, "%d.%d" % divmod(cp.cuda.runtime.runtimeGetVersion() // 10, 100)
 
@@ -421,6 +455,10 @@ def make_torch(cfg):
         "fma": [("addcmul (one kernel)", lambda x, b, c, y: torch.addcmul(c, x, b, out=y)),
                 ("eager add(mul(x, b), c)", lambda x, b, c, y: torch.add(torch.mul(x, b), c, out=y))],
         "dot": torch.dot, "argmax": torch.argmax,
+        "kernel_sum": lambda x, y, b: torch.exp(-0.5 * torch.cdist(x, y) ** 2) @ b,
+        "kernel_sum_name": "dense exp(-cdist^2/2) @ b",
+        "knn": lambda x, y: torch.argmin(torch.cdist(x, y), dim=1),
+        "knn_name": "dense argmin(cdist)",
     }
     return lib, dev, props.name, torch.version.cuda or "?"
 
@@ -458,7 +496,7 @@ def main():
     ap.add_argument("--fp32-tflops", type=float, default=0.0)
     a = ap.parse_args()
     quick = a.quick
-    cfg = {"lo": 10 if quick else 12, "hi": 18 if quick else 27, "peak": a.peak_gbs, "fp32_tflops": a.fp32_tflops,
+    cfg = {"quick": quick, "lo": 10 if quick else 12, "hi": 18 if quick else 27, "peak": a.peak_gbs, "fp32_tflops": a.fp32_tflops,
            "device": Budget(10, 3, 5, 2) if quick else Budget(100, 5, 20, 10),
            "host": Budget(10, 3, 5, 1) if quick else Budget(100, 3, 10, 1),
            "overhead_calls": 200 if quick else 2000, "overhead_rounds": 5 if quick else 15,

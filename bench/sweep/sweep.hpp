@@ -61,5 +61,6 @@ void matmul_workload(context& c);        // (5) matmul, every variant and cuBLAS
 void transpose_workload(context& c);     // (6) transpose, every variant and a copy
 void axis_workload(context& c);          // (7) axis reductions
 void lazy_workloads(context& c);         // fused expressions, dot, argmax
+void pairwise_workloads(context& c);     // kernel sums and nearest neighbours over N x M pairs
 
 }  // namespace sweep

@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
   if (wanted("transpose")) transpose_workload(c);
   if (wanted("axis")) axis_workload(c);
   if (wanted("lazy")) lazy_workloads(c);
+  if (wanted("pairwise")) pairwise_workloads(c);
   rec.end_line();
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("bench_sweep: %d rows in %s, %.1f s, %d check%s failed\n", rec.rows(), csv.c_str(), s, rec.failures(),
