@@ -9,7 +9,7 @@
 // CI runs this under ThreadSanitizer, on the GPU under compute-sanitizer.
 //
 // UFUNC_STRESS_ITERS sets the total number of iterations (all threads together;
-// default 1600). Data are small integers held in floats, so every sum and product
+// default 4000). Data are small integers held in floats, so every sum and product
 // below is exact in any order and the checks are equalities.
 #include "test_support.hpp"
 
@@ -29,8 +29,8 @@ constexpr int stress_threads = 8;
 
 long stress_iterations() {
   const char* e = std::getenv("UFUNC_STRESS_ITERS");
-  const long n = e ? std::atol(e) : 1600;
-  return n > 0 ? n : 1600;
+  const long n = e ? std::atol(e) : 4000;
+  return n > 0 ? n : 4000;
 }
 
 std::vector<float> small_ints(std::size_t n, std::mt19937_64& rng, int lo, int hi) {

@@ -86,7 +86,6 @@ long every_fault_point(const fault_case& c) {
   c.reset_out();
   CHECK(c.run() == c.want);
   CHECK(alloc::live_allocations() == live0);
-  MESSAGE(c.name << ": " << n << " fault points");
   return n;
 }
 
@@ -203,6 +202,23 @@ std::vector<fault_case> reduction_cases(std::uint64_t seed) {
       return o->now();
     };
     c.want = {sx};
+    c.out_now = [=] { return o->now(); };
+    c.reset_out = [=] { o->reset(); };
+    cases.push_back(c);
+  }
+  {
+    // Every other element into a one-element double out: a float temporary for
+    // the result, then the partials of the chunks of the whole reduction.
+    auto o = std::make_shared<restorable<double, Tg>>(std::vector<double>{-1.0}, ufunc::shape{1});
+    double se = 0;
+    for (std::size_t i = 0; i < hx.size(); i += 2) se += hx[i];
+    fault_case c;
+    c.name = std::string("sum(x[::2], out=one double) on ") + Tg::name;
+    c.run = [=] {
+      ufunc::sum(x->view().sliced(0, 0, n, 2), ufunc::out(o->a));
+      return o->now();
+    };
+    c.want = {se};
     c.out_now = [=] { return o->now(); };
     c.reset_out = [=] { o->reset(); };
     cases.push_back(c);
@@ -340,7 +356,13 @@ void run_fault_cases(std::vector<fault_case> (*make)(std::uint64_t)) {
   const auto seed = test::fresh_seed();
   INFO("target " << std::string(Tg::name) << ", seed " << seed);
   long total = 0;
-  for (const auto& c : make(seed)) total += every_fault_point(c);
+  std::string summary;
+  for (const auto& c : make(seed)) {
+    const long n = every_fault_point(c);
+    summary += "\n  " + c.name + ": " + std::to_string(n);
+    total += n;
+  }
+  MESSAGE("fault points tried per call:" << summary);
   CHECK(total > 0);
 }
 
