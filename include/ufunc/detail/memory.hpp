@@ -70,7 +70,7 @@ inline void allocation_hook_before(const char* what, std::size_t bytes) {
   const long long from = a.fail_from.load();
   if (from > 0 && n >= from)
     throw out_of_memory(std::string("ufunc: cannot allocate ") + bytes_str(bytes) + " of " + what +
-                        " (test allocation limit: allocation " + std::to_string(n - from + 1) + " past it)");
+                        " (refused by the test allocation limit, refusal " + std::to_string(n - from + 1) + ")");
 #else
   (void)what, (void)bytes;
 #endif
