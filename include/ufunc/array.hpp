@@ -47,7 +47,12 @@ class array {
 #if defined(UFUNC_POISON_ALLOCATIONS)
     // Test builds: new storage is all-ones bytes (NaN for floats, -1 for signed
     // integers), so an element a kernel fails to write cannot pass for a result.
-    mem::fill_bytes(data_, 0xFF, n * sizeof(T), st);
+    try {
+      mem::fill_bytes(data_, 0xFF, n * sizeof(T), st);
+    } catch (...) {  // a constructor that throws runs no destructor: free here
+      mem::deallocate(data_, st);
+      throw;
+    }
 #endif
   }
 

@@ -1,9 +1,13 @@
 // Allocation and raw copies per target. The CUDA side allocates stream-ordered
 // from the device's default memory pool, which is set to keep freed memory
 // cached so that allocating a result per call costs about as much as a pointer
-// bump (as CuPy's and PyTorch's caching allocators do).
+// bump (as CuPy's and PyTorch's caching allocators do). Every allocation the
+// library makes, on either target, goes through memory<Target>::allocate (the
+// CUDA pinned result slot through the same hook), so the test-only allocation
+// hook below sees them all.
 #pragma once
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +30,62 @@ inline std::string bytes_str(std::size_t b) {
   return std::to_string(b) + " bytes (" + gib + " GiB)";
 }
 
+#if defined(UFUNC_TESTING)
+/// TEST-ONLY (compiled in with UFUNC_TESTING, for a whole program; the test suite
+/// defines it): an allocation limit that makes the library's allocations fail
+/// from a chosen one on, and a count of the allocations alive, so tests can
+/// check that a call interrupted by out-of-memory frees what it took. Without
+/// UFUNC_TESTING none of this exists and allocation costs nothing extra.
+namespace testing {
+struct allocation_state {
+  std::atomic<long long> attempts{0};  ///< allocations asked for (nonzero sizes) since program start
+  std::atomic<long long> fail_from{0};  ///< attempt number from which allocations fail (0: none do)
+  std::atomic<long long> live{0};       ///< allocations made and not yet freed
+};
+inline allocation_state& allocations() {
+  static allocation_state s;  // atomics: the hook runs on every thread that allocates
+  return s;
+}
+/// From now on, allocation number k (1-based, counting from this call) and every
+/// later one throw out_of_memory, until clear_allocation_limit(). k <= 0 clears.
+inline void set_allocation_limit(long long k) {
+  auto& a = allocations();
+  a.fail_from.store(k > 0 ? a.attempts.load() + k : 0);
+}
+inline void clear_allocation_limit() { allocations().fail_from.store(0); }
+/// Allocations attempted so far (for counting the allocations a call makes).
+inline long long allocation_attempts() { return allocations().attempts.load(); }
+/// Allocations made (device, host, pinned) and not yet freed.
+inline long long live_allocations() { return allocations().live.load(); }
+}  // namespace testing
+#endif
+
+/// Called before every allocation of nonzero size (the one place the test-only
+/// limit refuses one), and after it succeeded / before freeing a non-null
+/// pointer (the test-only live count). Empty without UFUNC_TESTING.
+inline void allocation_hook_before(const char* what, std::size_t bytes) {
+#if defined(UFUNC_TESTING)
+  auto& a = testing::allocations();
+  const long long n = a.attempts.fetch_add(1) + 1;
+  const long long from = a.fail_from.load();
+  if (from > 0 && n >= from)
+    throw out_of_memory(std::string("ufunc: cannot allocate ") + bytes_str(bytes) + " of " + what +
+                        " (refused by the test allocation limit, refusal " + std::to_string(n - from + 1) + ")");
+#else
+  (void)what, (void)bytes;
+#endif
+}
+inline void allocation_hook_made() noexcept {
+#if defined(UFUNC_TESTING)
+  testing::allocations().live.fetch_add(1);
+#endif
+}
+inline void allocation_hook_freed() noexcept {
+#if defined(UFUNC_TESTING)
+  testing::allocations().live.fetch_sub(1);
+#endif
+}
+
 template <class Target>
 struct memory;
 
@@ -37,11 +97,17 @@ struct memory<target::host> {
     if (bytes == 0) return nullptr;
     const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
     if (rounded < bytes) throw_oom(bytes);
+    allocation_hook_before("host memory", bytes);
     void* p = std::aligned_alloc(alignment, rounded);
     if (!p) throw_oom(bytes);
+    allocation_hook_made();
     return p;
   }
-  static void deallocate(void* p, stream_ref = {}) noexcept { std::free(p); }
+  static void deallocate(void* p, stream_ref = {}) noexcept {
+    if (!p) return;
+    allocation_hook_freed();
+    std::free(p);
+  }
   static void copy(void* dst, const void* src, std::size_t bytes, stream_ref = {}) {
     if (bytes) std::memmove(dst, src, bytes);
   }
@@ -73,6 +139,7 @@ template <>
 struct memory<target::cuda> {
   static void* allocate(std::size_t bytes, stream_ref s = {}) {
     if (bytes == 0) return nullptr;
+    allocation_hook_before("device memory", bytes);
     int dev = 0;
     UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
     cudaMemPool_t pool = default_pool(dev);
@@ -97,12 +164,15 @@ struct memory<target::cuda> {
                           "; free " + bytes_str(free_b) + " of " + bytes_str(total_b));
     }
     UFUNC_CUDA_CHECK(err);
+    allocation_hook_made();
     return p;
   }
   static void deallocate(void* p, stream_ref s = {}) noexcept {
+    if (!p) return;
+    allocation_hook_freed();
     // Destructors must not throw; errors here (e.g. at process teardown, when the
     // runtime is already unloading) are cleared and ignored.
-    if (p && cudaFreeAsync(p, s.get()) != cudaSuccess) (void)cudaGetLastError();
+    if (cudaFreeAsync(p, s.get()) != cudaSuccess) (void)cudaGetLastError();
   }
   static void copy(void* dst, const void* src, std::size_t bytes, stream_ref s = {}) {
     if (bytes) UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s.get()));

@@ -139,11 +139,8 @@ struct elementwise_backend<target::cuda> {
       }
     auto kernel = tiles_kernel_for<R>(f, outs, ins, p);
     if (smem > tu::default_smem) {  // several staged inputs: opt in to more, if the device has it
-      int dev = 0, optin = 0;
-      UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
-      UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-      if (smem > static_cast<std::size_t>(optin)) return false;
-      UFUNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+      if (smem > static_cast<std::size_t>(cuda_launch::current_device().smem_optin)) return false;
+      cuda_launch::allow_dynamic_smem(kernel, smem);  // thread-safe: see there
     }
     const int last = m.ndim - 1;
     p.nr = m.dims[static_cast<std::size_t>(last - 1)];

@@ -20,7 +20,8 @@ namespace ufunc::detail::cuda_launch {
 #if defined(UFUNC_BACKEND_CUDA)
 /// Attributes of one device that launchers size grids with.
 struct device_attributes {
-  int sm_count = 0;  ///< multiprocessors
+  int sm_count = 0;     ///< multiprocessors
+  int smem_optin = 0;   ///< most shared memory a block may opt in to (bytes)
 };
 
 /// The current device's attributes: read on first use per device, then cached.
@@ -35,6 +36,7 @@ inline const device_attributes& current_device() {
   std::call_once(once[static_cast<std::size_t>(dev)], [dev] {
     device_attributes a;
     UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&a.sm_count, cudaDevAttrMultiProcessorCount, dev));
+    UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&a.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     cache[static_cast<std::size_t>(dev)] = a;
   });
   return cache[static_cast<std::size_t>(dev)];
@@ -68,6 +70,36 @@ int resident_blocks(Kernel* kernel, int block) {
   std::lock_guard<std::mutex> lock(m);
   cache.push_back({fn, dev, block, blocks});
   return blocks;
+}
+
+/// Lets `kernel` be launched on the current device with `bytes` of dynamic shared
+/// memory (above the 48 KiB default; at most smem_optin). The attribute is one
+/// value per kernel and device shared by every host thread, so it only ever
+/// grows, under a lock: setting it to each call's own need would let one thread
+/// lower it between another thread's setting and launch, and that launch would
+/// fail for asking more than the limit.
+template <class Kernel>
+void allow_dynamic_smem(Kernel* kernel, std::size_t bytes) {
+  struct entry {
+    const void* fn;
+    int dev;
+    std::size_t bytes;
+  };
+  static std::mutex m;
+  static std::vector<entry> allowed;
+  int dev = 0;
+  UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+  const void* fn = reinterpret_cast<const void*>(kernel);
+  std::lock_guard<std::mutex> lock(m);
+  entry* e = nullptr;
+  for (entry& x : allowed)
+    if (x.fn == fn && x.dev == dev) e = &x;
+  if (e && e->bytes >= bytes) return;
+  UFUNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  if (e)
+    e->bytes = bytes;
+  else
+    allowed.push_back({fn, dev, bytes});
 }
 #endif  // UFUNC_BACKEND_CUDA
 

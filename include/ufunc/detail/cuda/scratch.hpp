@@ -36,7 +36,11 @@ class reduce_scratch {
     return dev_;
   }
   void* pinned() {
-    if (!host_) UFUNC_CUDA_CHECK(cudaMallocHost(&host_, 256));
+    if (!host_) {
+      allocation_hook_before("pinned host memory", 256);
+      UFUNC_CUDA_CHECK(cudaMallocHost(&host_, 256));
+      allocation_hook_made();
+    }
     return host_;
   }
   reduce_scratch() = default;
@@ -44,7 +48,10 @@ class reduce_scratch {
   reduce_scratch& operator=(const reduce_scratch&) = delete;
   ~reduce_scratch() {
     memory<target::cuda>::deallocate(dev_, {});
-    if (host_ && cudaFreeHost(host_) != cudaSuccess) (void)cudaGetLastError();  // at teardown
+    if (host_) {
+      allocation_hook_freed();
+      if (cudaFreeHost(host_) != cudaSuccess) (void)cudaGetLastError();  // at teardown
+    }
   }
 
  private:

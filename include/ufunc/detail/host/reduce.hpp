@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <new>
 
 #include "../../stream.hpp"
+#include "../memory.hpp"
 #include "../reduce_job.hpp"
 #include "../reduce_source.hpp"
 #include "elementwise.hpp"
@@ -52,6 +54,29 @@ Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
 /// joins the cascade below (a float sum's error: about (16 + log2(R / 16)) eps).
 inline constexpr index_t cascade_block = 16;
 
+/// n default-constructed T in host memory from the library's allocator (so that
+/// out-of-memory is ufunc::out_of_memory and the test allocation limit sees it),
+/// destroyed and freed on scope exit.
+template <class T>
+class host_temp {
+ public:
+  explicit host_temp(index_t n)
+      : p_(static_cast<T*>(memory<target::host>::allocate(static_cast<std::size_t>(n) * sizeof(T)))), n_(n) {
+    std::uninitialized_default_construct_n(p_, static_cast<std::size_t>(n_));
+  }
+  ~host_temp() {
+    std::destroy_n(p_, static_cast<std::size_t>(n_));
+    memory<target::host>::deallocate(p_);
+  }
+  host_temp(const host_temp&) = delete;
+  host_temp& operator=(const host_temp&) = delete;
+  T& operator[](index_t i) const { return p_[i]; }
+
+ private:
+  T* p_;
+  index_t n_;
+};
+
 /// out[o] = tail(reduction of src's elements of output o) for o in [0, K); R >= 1.
 /// `rows_like`: the reduced elements of one output are close in memory, so each
 /// output is reduced on its own; otherwise a block of outputs advances together
@@ -63,7 +88,7 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
     const auto b = src.base(0);
     auto at = [&](index_t r) { return src.at(b, r); };
     const index_t nchunks = (R + chunk - 1) / chunk;
-    std::unique_ptr<Acc[]> part(new Acc[static_cast<std::size_t>(nchunks)]);
+    host_temp<Acc> part(nchunks);  // before anything is written to out
     parallel_n(nchunks, [&](index_t c) { part[c] = pairwise<Acc>(at, c * chunk, std::min(R, (c + 1) * chunk), op); });
     out[0] = static_cast<Res>(tail(pairwise<Acc>([&](index_t c) { return part[c]; }, 0, nchunks, op)));
     return;
