@@ -112,7 +112,8 @@ HEADLINES = [
 # Every performance target: (program whose summary measures it, measure name
 # printed there (regex), source, sweep cross-check: workload, shape, how).
 TARGET_SOURCES = {"bench_core": "issue 1 (bench/NOTES.md, Elementwise)", "bench_reduce": "issue 3 (bench/NOTES.md, Issue 3)",
-                  "bench_linalg": "issue 4 (bench/NOTES.md, Issue 4)", "bench_lazy": "issue 18 (bench/NOTES.md, Issue 18)"}
+                  "bench_linalg": "issue 4 (bench/NOTES.md, Issue 4)", "bench_lazy": "issue 18 (bench/NOTES.md, Issue 18)",
+                  "bench_pairwise": "issue 15 (README, Points as rows)"}
 SWEEP_CHECKS = [  # (regex on the target's measure, function of the sweep rows -> value)
     (r"^gaussian_pdf bandwidth / peak", lambda d: num(d.get(("gaussian_pdf", "ufunc GPU", "134217728"), {}).get("ratio_to_limit"))),
     (r"^gaussian_pdf speed / thrust", lambda d: ratio(t_of(d, "gaussian_pdf", "thrust::transform", "134217728"),
@@ -145,10 +146,22 @@ SWEEP_CHECKS = [  # (regex on the target's measure, function of the sweep rows -
     (r"^six-node expression", lambda d: num(d.get(("six_node", "ufunc lazy expression", "8192x8192"), {}).get("ratio_to_limit"))),
     (r"^dot = sum\(lazy", lambda d: num(d.get(("dot", "ufunc sum(lazy(x) * y)", "134217728"), {}).get("ratio_to_limit"))),
     (r"^argmax 2\^27", lambda d: num(d.get(("argmax", "ufunc argmax", "134217728"), {}).get("ratio_to_limit"))),
+    (r"^Gaussian kernel sum: T pairs", lambda d: (num(d.get(("kernel_sum_3d", "ufunc map_reduce(vec<3>)", "262144x262144"), {}).get("throughput")) or 0) * 1e-12 or None),
+    (r"^1-NN argmin: T pairs", lambda d: (num(d.get(("knn_3d", "ufunc argmin(lazy dist2(vec<3>))", "262144x262144"), {}).get("throughput")) or 0) * 1e-12 or None),
 ]
 # Targets no benchmark program of bench_all.sh measures (compile time, issue 19:
-# scripts/compile_times.sh); listed with their last recorded values.
+# scripts/compile_times.sh), and those of open issues whose code does not exist
+# yet; listed with their last recorded values, or as not measured.
+NOT_BUILT = "not measured: not built yet"
 OTHER_TARGETS = [
+    ("gaussian_pdf of a 2^20 std::vector / CuPy asnumpy(kernel(asarray(h)))", "<= 0.7", NOT_BUILT, "issue 14 (open)"),
+    ("elementwise on a 4 GiB pinned_array / max(pinned H2D, D2H memcpy)", "<= 1.15", NOT_BUILT, "issue 14 (open)"),
+    ("elementwise on pageable vectors / memcpy in then out", "<= 1.0", NOT_BUILT, "issue 14 (open)"),
+    ("sum of 16 GiB pinned at a 1 GiB limit / pinned H2D bandwidth", ">= 0.85", NOT_BUILT, "issue 14 (open)"),
+    ("bf16 and f16 matmul 8192^3 / 4096^3 / 1024^3 vs cuBLAS", ">= 0.75 / 0.70 / 0.50", NOT_BUILT, "issue 17 (open)"),
+    ("TF32 matmul 8192^3 / cuBLAS TF32", ">= 0.70", NOT_BUILT, "issue 17 (open)"),
+    ("bf16 gaussian_pdf 2^28 and bf16 sum 2^28: bandwidth / peak", ">= 0.85", NOT_BUILT, "issue 17 (open)"),
+    ("gaussian_pdf / sum / matmul on two GPUs vs one", ">= 1.9 / 1.85 / 1.8", NOT_BUILT, "issue 22 (open)"),
     ("one vectorize call site, nvcc time / thrust::reduce's", "<= 1.2", "0.93 (bench/NOTES.md, not re-run)", "issue 19"),
     ("one sum(x) call site, nvcc time / thrust::reduce's", "<= 1.5", "0.94 (bench/NOTES.md, not re-run)", "issue 19"),
     ("ten six-node expressions / ten eager calls, nvcc time", "<= 2", "1.58 (bench/NOTES.md, not re-run)", "issue 18"),
