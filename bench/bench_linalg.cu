@@ -14,6 +14,7 @@
 
 #include <cublas_v2.h>
 
+#include "bench_copy.cuh"
 #include "bench_util.hpp"
 
 #include <algorithm>
@@ -46,32 +47,6 @@ double rel_frobenius(const std::vector<float>& got, const std::vector<float>& re
     den += double(ref[i]) * double(ref[i]);
   }
   return std::sqrt(num / den);
-}
-
-// ---- reference copy kernel: the same bytes, 16-byte accesses ------------------
-__global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, long long n16) {
-  constexpr int U = 4;  // 64 bytes in flight per thread
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (; i + (U - 1) * stride < n16; i += U * stride) {
-    uint4 v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = __ldg(src + i + u * stride);
-#pragma unroll
-    for (int u = 0; u < U; ++u) dst[i + u * stride] = v[u];
-  }
-  for (; i < n16; i += stride) dst[i] = __ldg(src + i);
-}
-__global__ void copy_tail_kernel(const unsigned char* src, unsigned char* dst, long long from, long long bytes) {
-  const long long i = from + static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < bytes) dst[i] = src[i];
-}
-void copy_bytes(const void* src, void* dst, long long bytes, int sms) {
-  const long long n16 = bytes / 16;
-  copy_kernel<<<sms * 8, 256>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), n16);
-  if (bytes % 16)
-    copy_tail_kernel<<<1, 32>>>(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), n16 * 16, bytes);
-  UFUNC_CUDA_CHECK(cudaGetLastError());
 }
 
 // ---- alternative optimized-kernel configurations (tuning sweep) -------------
@@ -195,7 +170,7 @@ int main() {
     const double bytes = 2.0 * count * sizeof(T);
     const std::string sz = std::to_string(rows) + "x" + std::to_string(cols) + " " + std::to_string(sizeof(T)) + "B";
     const double copy_ms =
-        time_device_ms_budget([&] { copy_bytes(x.data(), y.data(), count * long(sizeof(T)), dev->multiprocessors); });
+        time_device_ms_budget([&] { bench_copy_bytes(x.data(), y.data(), count * long(sizeof(T)), dev->multiprocessors); });
     const double memcpy_ms = time_device_ms_budget([&] {
       UFUNC_CUDA_CHECK(cudaMemcpyAsync(y.data(), x.data(), count * sizeof(T), cudaMemcpyDeviceToDevice));
     });

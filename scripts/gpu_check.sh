@@ -91,7 +91,8 @@ sanitize() {
     case $name in
       # traps on purpose (UFUNC_DEBUG); long runs whose kernels the unit tests
       # cover under every tool (naive matmul at 4096^3, sums up to 2^27)
-      example_histogram_debug | example_matmul | example_transpose | example_sum_reduction | example_abs_sum) continue ;;
+      example_histogram_debug | example_matmul | example_transpose | example_sum_reduction | example_abs_sum | \
+      example_kernel_density | example_nearest_neighbors) continue ;;
     esac
     [ "$tool" = racecheck ] && [ "$name" = example_atomic_counter ] && continue
     local args=()

@@ -336,6 +336,77 @@ TEST_CASE("array_view: sliced follows Python slice semantics") {
   CHECK(a.view().sliced(0, 2, 4)[0] == h[2]);
 }
 
+namespace {
+/// Python's `range(n)[start:stop:step]` as a list of indices, computed without
+/// overflow in 128 bits by the language reference's rule: a negative bound counts
+/// from the end; bounds clamp to [0, n] (step > 0) or [-1, n - 1] (step < 0); then
+/// walk from start towards stop.
+std::vector<index_t> python_slice(index_t n, index_t start, index_t stop, index_t step) {
+  using wide = __int128;
+  auto bound = [&](wide v) {
+    if (v < 0) v += n;
+    const wide lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
+    return v < lo ? lo : (v > hi ? hi : v);
+  };
+  std::vector<index_t> idx;
+  for (wide i = bound(start), e = bound(stop); step > 0 ? i < e : i > e; i += step)
+    idx.push_back(static_cast<index_t>(i));
+  return idx;
+}
+}  // namespace
+
+TEST_CASE("array_view: sliced with extreme start, stop and step agrees with Python's slices") {
+  // Before the fix: UBSan reported signed overflow, [0:5:INT64_MAX] had length 0 and
+  // negative steps on short dims threw "negative dimension -1".
+  const index_t mx = INT64_MAX, mn = INT64_MIN;
+  const std::vector<index_t> bounds = {mn, mn + 1, mn + 2, -(index_t(1) << 62), -9, -7, -6, -2, -1, 0, 1,
+                                       2, 5, 6, 7, 12, index_t(1) << 62, mx - 2, mx - 1, mx};
+  const std::vector<index_t> steps = {mn, mn + 1, -(index_t(1) << 62), -7, -3, -2, -1,
+                                      1, 2, 3, 7, index_t(1) << 62, mx - 1, mx};
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  for (index_t n : {0, 1, 2, 3, 6}) {
+    const auto h = test::random_vector<int>(static_cast<std::size_t>(3 * n), seed + static_cast<std::uint64_t>(n), -99, 99);
+    const auto a = ufunc::make_view<ufunc::target::host>(h.data(), shape{3, n});
+    for (index_t start : bounds)
+      for (index_t stop : bounds)
+        for (index_t step : steps) {
+          const auto want = python_slice(n, start, stop, step);
+          const auto s = a.sliced(1, start, stop, step);
+          INFO("n " << n << " [" << start << ":" << stop << ":" << step << "]");
+          REQUIRE(s.shape() == shape{3, static_cast<index_t>(want.size())});
+          for (index_t r = 0; r < 3; ++r)
+            for (std::size_t k = 0; k < want.size(); ++k)
+              REQUIRE(s(r, static_cast<index_t>(k)) == h[static_cast<std::size_t>(r * n + want[k])]);
+          // Slicing the slice again stays exact (strides of the first slice are reused).
+          const auto t = s.sliced(1, 0, mx, 2);
+          REQUIRE(t.shape()[1] == (static_cast<index_t>(want.size()) + 1) / 2);
+          for (index_t k = 0; k < t.shape()[1]; ++k)
+            REQUIRE(t(0, k) == h[static_cast<std::size_t>(want[static_cast<std::size_t>(2 * k)])]);
+        }
+  }
+  // Python: list(range(5))[0:5:2**63-1] == [0].
+  std::vector<int> five = {10, 11, 12, 13, 14};
+  const auto f = ufunc::make_view<ufunc::target::host>(five.data(), shape{5});
+  REQUIRE(f.sliced(0, 0, 5, mx).shape() == shape{1});
+  CHECK(f.sliced(0, 0, 5, mx)[0] == 10);
+  CHECK(f.sliced(0, mx, mn, mn).shape() == shape{1});
+  CHECK(f.sliced(0, mx, mn, mn)[0] == 14);
+}
+
+TEST_CASE("array_view: strides whose offsets overflow 64 bits are refused when the view is made") {
+  std::vector<float> h(4);
+  const index_t mx = INT64_MAX;
+  CHECK_THROWS_AS(ufunc::make_view<ufunc::target::host>(h.data(), shape{3}, {mx / 2 + 1}), ufunc::shape_error);
+  CHECK_THROWS_AS(ufunc::make_view<ufunc::target::host>(h.data(), shape{2}, {INT64_MIN}), ufunc::shape_error);
+  CHECK_THROWS_AS(ufunc::make_view<ufunc::target::host>(h.data(), shape{2, 2}, {mx / 2 + 1, -(mx / 2 + 1)}), ufunc::shape_error);
+  CHECK_THROWS_WITH(ufunc::make_view<ufunc::target::host>(h.data(), shape{2, 3}, {1, mx}), doctest::Contains("(2,3)"));
+  // The largest reach that fits, and any stride on extents of 0 or 1, are views.
+  CHECK_NOTHROW(ufunc::make_view<ufunc::target::host>(h.data(), shape{2, 2}, {mx / 2, -(mx / 2)}));
+  CHECK_NOTHROW(ufunc::make_view<ufunc::target::host>(h.data(), shape{1, 2}, {INT64_MIN, 1}));
+  CHECK_NOTHROW(ufunc::make_view<ufunc::target::host>(h.data(), shape{0, 2}, {mx, mx}));
+}
+
 TEST_CASE("array_view: sliced on several axes of a 2-D view, negative axis") {
   const auto seed = test::fresh_seed();
   INFO("seed " << seed);

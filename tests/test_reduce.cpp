@@ -3,6 +3,8 @@
 // streams. References are computed by index math over host copies, in double.
 #include "reduce_support.hpp"
 
+#include <memory>
+
 TEST_CASE("reduce: whole-array sum, prod, min, max, mean against a double reference, many sizes") {
   for (index_t n : {1, 2, 3, 7, 31, 32, 33, 1000, 4097, 65536, 100003, 1 << 20}) {
     const auto seed = test::fresh_seed();
@@ -95,6 +97,82 @@ TEST_CASE("reduce: a custom op without init reduces the elements themselves (no 
   CHECK(ufunc::sum(e2, ufunc::axis(0)).shape() == shape(0));
   CHECK_THROWS_AS(ufunc::max(e2, ufunc::axis(1)), ufunc::value_error);
   CHECK(ufunc::max(e2, ufunc::axis(0)).shape() == shape(0));  // nothing to reduce into: no error
+}
+
+namespace {
+/// sum and prod of T against int64/uint64 loops over the host data: whole array,
+/// each axis, and through ufunc::out; values chosen so that T's own range (and,
+/// for 32-bit T, 2^31) is passed.
+template <class T, class Tg>
+void check_widened_sum_prod(std::uint64_t seed) {
+  using W = std::conditional_t<std::is_signed_v<T> || std::is_same_v<T, bool>, std::int64_t, std::uint64_t>;
+  INFO("type " << test::type_name<T>() << " seed " << seed);
+  static_assert(std::is_same_v<ufunc::detail::default_acc_t<ufunc::plus, T>, W>);
+  const double hi = static_cast<double>(std::numeric_limits<T>::max());
+  const double lo = hi / 2;  // mostly large: the total passes T's range
+  const index_t rows = 7, cols = 1003;
+  const auto h = test::random_vector<T>(static_cast<std::size_t>(rows * cols), seed, std::is_signed_v<T> ? -hi / 4 : lo, hi);
+  const auto x = test::make<Tg>(h, {rows, cols});
+  W total = 0;
+  std::vector<W> by_row(static_cast<std::size_t>(rows), 0), by_col(static_cast<std::size_t>(cols), 0);
+  for (index_t r = 0; r < rows; ++r)
+    for (index_t c = 0; c < cols; ++c) {
+      const W v = static_cast<W>(h[static_cast<std::size_t>(r * cols + c)]);
+      total += v, by_row[static_cast<std::size_t>(r)] += v, by_col[static_cast<std::size_t>(c)] += v;
+    }
+  static_assert(std::is_same_v<decltype(ufunc::sum(x)), W>);
+  CHECK(ufunc::sum(x) == total);
+  CHECK(ufunc::reduce(ufunc::plus{})(x) == total);
+  CHECK(ufunc::sum(x.view().transposed()) == total);  // the strided path
+  const auto sr = ufunc::sum(x, ufunc::axis(1));
+  static_assert(std::is_same_v<typename std::decay_t<decltype(sr)>::value_type, W>);
+  CHECK(sr.to_host() == by_row);
+  CHECK(ufunc::sum(x, ufunc::axis(0)).to_host() == by_col);
+  auto o = ufunc::array<W, Tg>(shape{rows});
+  ufunc::sum(x, ufunc::axis(-1), ufunc::out(o));
+  CHECK(o.to_host() == by_row);
+  // Products of small values: 30 factors pass the range of every 8/16/32-bit T.
+  const auto hp = test::random_vector<T>(4 * 30, seed + 1, std::is_signed_v<T> ? -3 : 0, 3);
+  const auto p = test::make<Tg>(hp, {4, 30});
+  std::vector<W> prow(4, 1);
+  for (std::size_t i = 0; i < hp.size(); ++i) prow[i / 30] *= static_cast<W>(hp[i]);
+  static_assert(std::is_same_v<decltype(ufunc::prod(p)), W>);
+  CHECK(ufunc::prod(p, ufunc::axis(1)).to_host() == prow);
+  CHECK(ufunc::prod(p.view().sliced(0, 2, 3)) == prow[2]);
+  CHECK(ufunc::reduce(ufunc::multiplies{})(p.view().sliced(0, 1, 2)) == prow[1]);
+  // The caller's accumulator still decides.
+  static_assert(std::is_same_v<decltype(ufunc::reduce<T>(ufunc::plus{})(x)), T>);
+}
+}  // namespace
+
+TEST_CASE("reduce: integer sums and products widen to int64/uint64 as NumPy's (no overflow past 2^31)") {
+  const auto seed = test::fresh_seed();
+  test::for_each_target([&](auto tg) {
+    using Tg = decltype(tg);
+    check_widened_sum_prod<std::int8_t, Tg>(seed);
+    check_widened_sum_prod<std::uint8_t, Tg>(seed + 1);
+    check_widened_sum_prod<std::int16_t, Tg>(seed + 2);
+    check_widened_sum_prod<std::uint16_t, Tg>(seed + 3);
+    check_widened_sum_prod<std::int32_t, Tg>(seed + 4);
+    check_widened_sum_prod<std::uint32_t, Tg>(seed + 5);
+  });
+  // bool (no std::vector<bool> storage: a plain buffer) sums to an int64 count.
+  const std::size_t n = 70001;
+  std::unique_ptr<bool[]> b(new bool[n]);
+  std::mt19937_64 rng(seed + 6);
+  std::int64_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) count += (b[i] = (rng() & 1) != 0);
+  const auto hb = ufunc::make_view<ufunc::target::host>(static_cast<const bool*>(b.get()), shape{static_cast<index_t>(n)});
+  static_assert(std::is_same_v<decltype(ufunc::sum(hb)), std::int64_t>);
+  CHECK(ufunc::sum(hb) == count);
+  CHECK(ufunc::sum(ufunc::to_device(b.get(), shape{static_cast<index_t>(n)})) == count);
+  static_assert(std::is_same_v<decltype(ufunc::prod(hb)), std::int64_t>);
+  CHECK(ufunc::prod(hb.sliced(0, 0, 3)) == static_cast<std::int64_t>(b[0] && b[1] && b[2]));
+  // 64-bit integers and floats keep their type.
+  static_assert(std::is_same_v<ufunc::detail::default_acc_t<ufunc::plus, std::int64_t>, std::int64_t>);
+  static_assert(std::is_same_v<ufunc::detail::default_acc_t<ufunc::multiplies, std::uint64_t>, std::uint64_t>);
+  static_assert(std::is_same_v<ufunc::detail::default_acc_t<ufunc::plus, float>, float>);
+  static_assert(std::is_same_v<ufunc::detail::default_acc_t<ufunc::maximum, std::int8_t>, std::int8_t>);
 }
 
 TEST_CASE("reduce: the accumulator type follows the op, or the one asked for") {
@@ -316,3 +394,86 @@ TEST_CASE("reduce: a stream argument orders the work on that stream") {
 #endif
 }
 
+
+namespace {
+/// NumPy's float32 pairwise sum (numpy/_core/src/umath/loops_utils.h.src) of n
+/// elements at stride `st`, written here from its source: the accuracy the
+/// library must reach on the same data.
+float numpy_pairwise(const float* x, index_t n, index_t st) {
+  if (n < 8) {
+    float r = -0.0f;
+    for (index_t i = 0; i < n; ++i) r += x[i * st];
+    return r;
+  }
+  if (n <= 128) {
+    float r[8];
+    for (int k = 0; k < 8; ++k) r[k] = x[k * st];
+    index_t i = 8;
+    for (; i < n - n % 8; i += 8)
+      for (int k = 0; k < 8; ++k) r[k] += x[(i + k) * st];
+    float res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) res += x[i * st];
+    return res;
+  }
+  index_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return numpy_pairwise(x, n2, st) + numpy_pairwise(x + n2 * st, n - n2, st);
+}
+
+/// One group's sum against a double reference: within the pairwise bound
+/// 2 * log2(n) * eps * sum|x| always; on the host target also within twice the
+/// error of NumPy's pairwise order on the same elements (or 8 eps sum|x|, below
+/// which orders differ by luck only). `serial_ok`: the CUDA column kernel's runs
+/// are serial per thread; there it must beat NumPy's own axis-0 order, a serial
+/// loop over the rows.
+void check_sum_error(float got, const float* x, index_t n, index_t st, bool host, bool serial_ok) {
+  double ref = 0, abs_sum = 0;
+  float serial = 0;
+  for (index_t i = 0; i < n; ++i) ref += x[i * st], abs_sum += std::fabs(x[i * st]), serial += x[i * st];
+  const double eps = std::ldexp(1.0, -24);
+  const double bound = 2 * std::max(1.0, std::log2(static_cast<double>(n))) * eps * abs_sum;
+  const double err = std::fabs(static_cast<double>(got) - ref);
+  const double err_np = std::fabs(static_cast<double>(numpy_pairwise(x, n, st)) - ref);
+  INFO("n " << n << ": got " << got << " error " << err << ", NumPy's pairwise error " << err_np << ", bound " << bound
+            << ", serial error " << std::fabs(serial - ref));
+  CHECK(err_np <= bound);  // the reference itself holds the bound
+  if (serial_ok)
+    CHECK(err <= std::max(bound, std::fabs(static_cast<double>(serial) - ref)));
+  else
+    CHECK(err <= bound);
+  if (host) CHECK(err <= std::max(2 * err_np, 8 * eps * abs_sum));
+}
+
+template <class Tg>
+void check_float_sum_accuracy(std::uint64_t seed) {
+  constexpr bool host = std::is_same_v<Tg, ufunc::target::host>;
+  INFO("target " << (host ? "host" : "device") << " seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (index_t n : {index_t(1000), index_t(12344), (index_t(1) << 20) + 4, index_t(1) << 22}) {
+    for (int data = 0; data < 3; ++data) {
+      INFO("n " << n << " data " << data << " (0: 0.1f each, 1: uniform [0,1), 2: normal(1.5, 0.25))");
+      std::vector<float> h(static_cast<std::size_t>(n));
+      std::uniform_real_distribution<float> u(0.0f, 1.0f);
+      std::normal_distribution<float> g(1.5f, 0.25f);
+      for (auto& v : h) v = data == 0 ? 0.1f : data == 1 ? u(rng) : g(rng);
+      const auto x = ufunc::asarray<Tg>(h);
+      check_sum_error(ufunc::sum(x), h.data(), n, 1, host, false);
+      // Rows (4, n/4) along axis 1 and columns (n/4, 4) along axis 0.
+      const index_t q = n / 4;
+      const auto x2 = ufunc::make_view<Tg>(x.data(), shape{4, q});
+      const auto by_row = ufunc::sum(x2, ufunc::axis(1)).to_host();
+      for (index_t r = 0; r < 4; ++r) check_sum_error(by_row[static_cast<std::size_t>(r)], h.data() + r * q, q, 1, host, false);
+      const auto xc = ufunc::make_view<Tg>(x.data(), shape{q, 4});
+      const auto by_col = ufunc::sum(xc, ufunc::axis(0)).to_host();
+      for (index_t c = 0; c < 4; ++c) check_sum_error(by_col[static_cast<std::size_t>(c)], h.data() + c, q, 4, host, !host);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("reduce: float sums are as accurate as NumPy's pairwise sums (whole, rows, columns; up to 2^22)") {
+  // Before: 2^22 x 0.1f summed to 419431.06 on the host (NumPy 419430.47, exact
+  // 419430.41): serial leaves of 128, and columns summed serially.
+  const auto seed = test::fresh_seed();
+  test::for_each_target([&](auto tg) { check_float_sum_accuracy<decltype(tg)>(seed); });
+}

@@ -259,3 +259,89 @@ TEST_CASE("reduce: short rows (lane groups per row) of double and int, aligned a
     }
   }
 }
+
+namespace {
+template <class Tg>
+void check_numpy_edge_cases(std::uint64_t seed) {
+  INFO("target " << (std::is_same_v<Tg, ufunc::target::host> ? "host" : "device") << " seed " << seed);
+  // Empty reduced ranges: NumPy's rule is that a reduction without an identity
+  // raises exactly when the reduced range is empty, whatever the result's size.
+  struct edge {
+    std::vector<index_t> dims;
+    std::vector<int> ax;
+  };
+  const std::vector<edge> cases = {{{0, 0}, {0}},    {{0, 0}, {1}},       {{0, 0}, {0, 1}}, {{0, 3}, {0}},
+                                   {{0, 3}, {1}},    {{3, 0}, {0}},       {{3, 0}, {1}},    {{2, 0, 0}, {1, 2}},
+                                   {{0, 2, 0}, {0}}, {{0, 2, 0}, {1}},   {{0, 2, 0}, {-1}}, {{4, 0}, {-2}}};
+  const auto fmax = ufunc::vectorize<Tg>(max_f{}, "fmax");
+  for (const auto& c : cases) {
+    std::vector<bool> red(c.dims.size(), false);
+    for (int a : c.ax) red[static_cast<std::size_t>(a < 0 ? a + static_cast<int>(c.dims.size()) : a)] = true;
+    index_t R = 1;
+    std::vector<index_t> kept, kd;
+    for (std::size_t d = 0; d < c.dims.size(); ++d) {
+      if (red[d]) R *= c.dims[d];
+      else kept.push_back(c.dims[d]);
+      kd.push_back(red[d] ? 1 : c.dims[d]);
+    }
+    INFO("shape " << test::shape_of(c.dims).str() << " axes " << c.ax.size() << " first " << c.ax[0]);
+    const auto x = ufunc::zeros<float, Tg>(test::shape_of(c.dims));
+    const ufunc::axes ax(std::vector<int>(c.ax.begin(), c.ax.end()));
+    if (R == 0) {
+      CHECK_THROWS_AS(ufunc::min(x, ax), ufunc::value_error);
+      CHECK_THROWS_AS(ufunc::max(x, ax, ufunc::keepdims), ufunc::value_error);
+      CHECK_THROWS_AS(ufunc::reduce(max_f{})(x, ax), ufunc::value_error);
+      if (c.ax.size() == 1) {
+        CHECK_THROWS_AS(ufunc::argmin(x, ufunc::axis(c.ax[0])), ufunc::value_error);
+        CHECK_THROWS_AS(ufunc::argmax(x, ufunc::axis(c.ax[0])), ufunc::value_error);
+        CHECK_THROWS_AS(fmax.reduce(x, ufunc::axis(c.ax[0])), ufunc::value_error);
+      }
+    } else {
+      CHECK(ufunc::min(x, ax).shape() == test::shape_of(kept));
+      CHECK(ufunc::max(x, ax, ufunc::keepdims).shape() == test::shape_of(kd));
+      if (c.ax.size() == 1) CHECK(ufunc::argmax(x, ufunc::axis(c.ax[0])).shape() == test::shape_of(kept));
+    }
+    // With an identity there is always a result: zeros of the kept shape.
+    const auto s = ufunc::sum(x, ax);
+    CHECK(s.shape() == test::shape_of(kept));
+    for (float v : s.to_host()) CHECK(v == 0.0f);
+  }
+  // Axis 0 or -1 of a 0-d array reduces nothing; a list or another axis is refused.
+  const float v = test::random_vector<float>(1, seed)[0];
+  const auto x0 = ufunc::full<float, Tg>(shape{}, v);
+  for (int a : {0, -1}) {
+    const auto s = ufunc::sum(x0, ufunc::axis(a));
+    CHECK(s.shape() == shape{});
+    CHECK(s.to_host()[0] == v);
+    CHECK(ufunc::max(x0, ufunc::axis(a)).to_host()[0] == v);
+    CHECK(ufunc::argmax(x0, ufunc::axis(a)).to_host()[0] == 0);
+    CHECK(fmax.reduce(x0, ufunc::axis(a), ufunc::keepdims).to_host()[0] == v);
+  }
+  CHECK(fmax.reduce(x0).to_host()[0] == v);  // f.reduce's default axis 0
+  CHECK(fmax.reduce(x0).shape() == shape{});
+  CHECK_THROWS_AS(ufunc::sum(x0, ufunc::axes{0}), ufunc::shape_error);
+  CHECK_THROWS_AS(ufunc::sum(x0, ufunc::axis(1)), ufunc::shape_error);
+  CHECK_THROWS_AS(ufunc::sum(x0, ufunc::axis(-2)), ufunc::shape_error);
+  // out must have the result's shape exactly, except that a whole reduction (no
+  // axis, no keepdims) takes any one-element out (the documented difference).
+  const auto h = test::random_vector<float>(3, seed + 1);
+  const auto x = ufunc::asarray<Tg>(h, shape{3, 1});
+  const float total = (h[0] + h[1]) + h[2];
+  auto o11 = ufunc::full<float, Tg>(shape{1, 1}, -7.0f);
+  CHECK_THROWS_AS(ufunc::sum(x, ufunc::axis(0), ufunc::out(o11)), ufunc::shape_error);
+  CHECK_THROWS_AS(ufunc::sum(x, ufunc::axes{0, 1}, ufunc::out(o11)), ufunc::shape_error);
+  CHECK(o11.to_host()[0] == -7.0f);
+  auto o1 = ufunc::full<float, Tg>(shape{1}, -7.0f);
+  CHECK_THROWS_AS(ufunc::sum(x, ufunc::keepdims, ufunc::out(o1)), ufunc::shape_error);
+  CHECK(o1.to_host()[0] == -7.0f);
+  ufunc::sum(x, ufunc::axis(0), ufunc::out(o1));
+  CHECK(std::fabs(o1.to_host()[0] - total) <= tree_bound(3, std::fabs(h[0]) + std::fabs(h[1]) + std::fabs(h[2])));
+  ufunc::sum(x, ufunc::out(o11));
+  CHECK(std::fabs(o11.to_host()[0] - total) <= tree_bound(3, std::fabs(h[0]) + std::fabs(h[1]) + std::fabs(h[2])));
+}
+}  // namespace
+
+TEST_CASE("reduce: NumPy's edge cases: empty ranges without identity, axis 0 of a 0-d array, exact out shapes") {
+  const auto seed = test::fresh_seed();
+  test::for_each_target([&](auto tg) { check_numpy_edge_cases<decltype(tg)>(seed); });
+}

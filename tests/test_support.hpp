@@ -72,6 +72,9 @@ template <class T>
 std::string type_name() {
   if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
   if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
+  if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
+  if constexpr (std::is_same_v<T, std::uint16_t>) return "uint16";
+  if constexpr (std::is_same_v<T, bool>) return "bool";
   if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
   if constexpr (std::is_same_v<T, int>) return "int";
   if constexpr (std::is_same_v<T, unsigned>) return "unsigned";

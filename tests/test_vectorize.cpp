@@ -126,7 +126,8 @@ TEST_CASE("vectorize: inputs convert to the parameter types; the result type is 
     auto scale = ufunc::vectorize([] UFUNC_HD (float x) { return x * 1.5f; });
     auto oi = ufunc::empty<int>(shape{static_cast<index_t>(n)});
     auto od = ufunc::empty<double>(shape{static_cast<index_t>(n)});
-    scale(di, ufunc::out(oi));
+    CHECK_THROWS_AS(scale(di, ufunc::out(oi)), ufunc::type_error);  // float into int: NumPy's same_kind refuses
+    scale(di, ufunc::out(oi), ufunc::unsafe_cast);
     scale(di, ufunc::out(od));
     std::vector<int> wi(n);
     std::vector<double> wdd(n);

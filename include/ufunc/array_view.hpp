@@ -87,11 +87,15 @@ class array_view {
   }
 
   /// A strided view; `strides` are in elements, one per dimension.
+  /// `strides` whose offsets overflow index_t (the sum over dims of
+  /// |stride| * (extent - 1) above INT64_MAX, for a non-empty shape) throw
+  /// shape_error, so that no element offset computed through the view overflows.
   array_view(T* data, const ufunc::shape& s, const std::vector<index_t>& strides) : data_(data), shape_(s) {
     require_data();
     if (static_cast<int>(strides.size()) != s.size())
       throw shape_error("array_view: " + std::to_string(strides.size()) + " strides given for shape " + s.str());
     for (int i = 0; i < s.size(); ++i) strides_[i] = strides[static_cast<std::size_t>(i)];
+    require_offsets_fit();
   }
 
   /// A view of non-const elements converts to a view of const ones.
@@ -172,31 +176,40 @@ class array_view {
     return array_view(data_, ufunc::shape(dims), st);
   }
 
-  /// Python-style slice `[start:stop:step]` along `axis` (negative start/stop count
-  /// from the end and are clamped; a negative step walks backwards). No copy.
+  /// Python-style slice `[start:stop:step]` along `axis`, exactly as Python
+  /// slices a sequence of that length (negative start/stop count from the end;
+  /// out-of-range values clamp, so any start/stop/step gives a valid, possibly
+  /// empty view; a negative step walks backwards). Any index_t values are
+  /// accepted; step 0 throws shape_error. No copy.
   array_view sliced(int axis, index_t start, index_t stop, index_t step = 1) const {
     if (axis < 0) axis += ndim();
     if (axis < 0 || axis >= ndim())
       throw shape_error("array_view::sliced: axis " + std::to_string(axis) + " out of range for shape " +
                         shape_.str());
     if (step == 0) throw shape_error("array_view::sliced: step must not be zero");
+    // CPython's PySlice_Unpack/AdjustIndices: -step must not overflow, and every
+    // difference below stays within [-1, n], so nothing overflows for any input.
+    if (step < -INT64_MAX) step = -INT64_MAX;
     const index_t n = shape_[axis];
-    auto clamp = [&](index_t v, index_t lo, index_t hi) { return v < lo ? lo : (v > hi ? hi : v); };
-    if (start < 0) start += n;
-    if (stop < 0) stop += n;
-    index_t len;
-    if (step > 0) {
-      start = clamp(start, 0, n);
-      stop = clamp(stop, 0, n);
-      len = stop > start ? (stop - start + step - 1) / step : 0;
-    } else {
-      start = clamp(start, -1, n - 1);
-      stop = clamp(stop, -1, n - 1);
-      len = start > stop ? (start - stop - step - 1) / (-step) : 0;
-    }
+    auto adjust = [&](index_t v) {
+      if (v < 0) {
+        v += n;  // v >= INT64_MIN and n >= 0: no overflow
+        if (v < 0) v = step < 0 ? -1 : 0;
+      } else if (v >= n) {
+        v = step < 0 ? n - 1 : n;
+      }
+      return v;
+    };
+    start = adjust(start);
+    stop = adjust(stop);
+    index_t len = 0;
+    if (step > 0 && start < stop) len = (stop - start - 1) / step + 1;
+    if (step < 0 && stop < start) len = (start - stop - 1) / (-step) + 1;
     std::vector<index_t> dims(shape_.begin(), shape_.end()), st = strides();
     dims[static_cast<std::size_t>(axis)] = len;
-    st[static_cast<std::size_t>(axis)] = strides_[axis] * step;
+    // With two or more elements |step| < n, so the product is bounded by the span
+    // the constructor checked; with fewer the stride is never used (keep the old).
+    st[static_cast<std::size_t>(axis)] = len > 1 ? strides_[axis] * step : strides_[axis];
     T* p = len > 0 ? data_ + start * strides_[axis] : data_;
     return array_view(p, ufunc::shape(dims), st);
   }
@@ -206,6 +219,28 @@ class array_view {
     if (data_ == nullptr && shape_.count() > 0)
       throw value_error("array_view: a null pointer cannot hold the " + std::to_string(shape_.count()) +
                         " elements of shape " + shape_.str());
+  }
+
+  // Every element offset is a sum of stride_d * i_d with 0 <= i_d < extent_d; the
+  // largest magnitude any partial sum reaches is sum |stride_d| * (extent_d - 1).
+  void require_offsets_fit() const {
+    if (shape_.count() == 0) return;  // no element is ever addressed
+    const unsigned long long limit = static_cast<unsigned long long>(INT64_MAX);
+    unsigned long long span = 0;  // <= limit throughout, so nothing below wraps
+    for (int i = 0; i < shape_.size(); ++i) {
+      if (shape_[i] <= 1) continue;
+      const index_t st = strides_[i];
+      const unsigned long long mag =
+          st < 0 ? 0ull - static_cast<unsigned long long>(st) : static_cast<unsigned long long>(st);
+      const unsigned long long reach = static_cast<unsigned long long>(shape_[i] - 1);
+      if (mag > (limit - span) / reach) {
+        std::string st_s;
+        for (int k = 0; k < shape_.size(); ++k) st_s += (k ? "," : "") + std::to_string(strides_[k]);
+        throw shape_error("array_view: strides (" + st_s + ") over shape " + shape_.str() +
+                          " reach element offsets beyond 64 bits");
+      }
+      span += mag * reach;
+    }
   }
 
   T* data_ = nullptr;

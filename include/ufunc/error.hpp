@@ -25,6 +25,15 @@ class value_error : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// An `out` whose element type the result may not be converted to: NumPy's
+/// `same_kind` rule (floating point into an integer or bool, signed into
+/// unsigned, anything but bool into bool) unless the call passes
+/// `ufunc::unsafe_cast`. The message names the operation and both types.
+class type_error : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 /// An allocation the device (or host) cannot hold. The message gives the requested
 /// bytes and the free and total memory; the device stays usable afterwards.
 class out_of_memory : public std::bad_alloc {

@@ -16,6 +16,17 @@ struct out_t {
   std::tuple<V...> views;
 };
 
+/// Lets a call convert its result into an `out` of any element type (NumPy's
+/// `casting="unsafe"`): `f(x, ufunc::out(i), ufunc::unsafe_cast)`. Without it an
+/// `out` must follow NumPy's `same_kind` rule (float into double or float, an
+/// integer into a wider or narrower one or into floating point; not floating
+/// point into an integer), else the call throws `ufunc::type_error` naming both
+/// types. Conversions C++ leaves undefined are defined here: floating point
+/// into an integer truncates toward zero, NaN becomes 0, and values beyond the
+/// integer's range (+/-inf too) saturate to its min/max.
+struct unsafe_cast_t {};
+inline constexpr unsafe_cast_t unsafe_cast{};
+
 namespace detail {
 template <class A>
 struct is_out : std::false_type {};

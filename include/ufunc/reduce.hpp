@@ -16,6 +16,7 @@
 #include "axis.hpp"
 #include "config.hpp"
 #include "detail/call.hpp"
+#include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
 #include "detail/reduce.hpp"
 #include "error.hpp"
@@ -44,11 +45,15 @@ struct ufunc_methods;  // ufunc_methods.hpp
 ///   waits for the stream);
 /// - with an axis or keepdims: a new array of the remaining shape, enqueued on the
 ///   stream (no wait);
-/// - with `out(r)`: written into r (shape of the result, or any one-element array
-///   for a whole reduction), no wait; r must not overlap the inputs.
+/// - with `out(r)`: written into r (exactly the result's shape, as NumPy; a whole
+///   reduction, without axes or keepdims, also takes any one-element array), no wait; r must not overlap the inputs; its element
+///   type follows NumPy's same_kind rule unless `ufunc::unsafe_cast` is given
+///   (else type_error, see `ufunc::unsafe_cast`).
 /// The map is fused: one pass over memory, no temporary array. The op must be
 /// associative and commutative. Without an identity (a custom op with no
-/// `init`), an empty reduction throws `value_error`. The target is that of the
+/// `init`, min, max, argmin, argmax), a reduction over an empty range throws
+/// `value_error`, even when the result is empty too, as NumPy. `axis(0)` or
+/// `axis(-1)` of a 0-d input reduces nothing (as NumPy). The target is that of the
 /// array inputs (all in one target's memory).
 template <class AccOverride, class Map, class Op, class Init, class Kind>
 class reducer {
@@ -57,15 +62,23 @@ class reducer {
 
   template <class... Args>
   auto operator()(Args&&... args) const {
-    using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims,
-                                   detail::bare_t<Args>...>;
+    using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims |
+                                         detail::c_unsafe_cast,
+                                     detail::bare_t<Args>...>;
     static_assert(parsed::nin >= 1, "ufunc reduction: give at least one input");
-    UFUNC_CHECK_CALL(parsed, "ufunc reduction", "ufunc::axis or ufunc::axes, ufunc::keepdims, ufunc::out(...) and a stream");
+    UFUNC_CHECK_CALL(parsed, "ufunc reduction",
+                     "ufunc::axis or ufunc::axes, ufunc::keepdims, ufunc::out(...), ufunc::unsafe_cast and a stream");
     const detail::controls o = detail::read_controls(args...);
     auto outs = detail::out_views(args...);
     static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc reduction: out(...) takes one array (a reduction has one result)");
     auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
-    if constexpr ((detail::is_expression_v<Args> || ...)) {
+    if constexpr (detail::any_core_v<Args...>) {
+      // vec<D> inputs: the same reduction of their components, the map regrouping them.
+      return detail::with_core_dims<parsed::nin>(name_, map_, std::move(inputs), [&](auto g, auto&&... split) {
+        const reducer<AccOverride, decltype(g), Op, Init, Kind> r(g, op_, init_, name_);
+        return r(std::forward<decltype(split)>(split)...);
+      });
+    } else if constexpr ((detail::is_expression_v<Args> || ...)) {
       // Expressions among the inputs: the map and their trees become one map
       // over all their leaves, reduced in one pass with no temporary.
       return fused_call(std::make_index_sequence<parsed::nin>{},
@@ -140,9 +153,11 @@ class reducer {
     if constexpr (!std::is_same_v<Kind, plain_kind> && !std::is_same_v<Kind, mean_kind>)
       if (axp && axp->size() != 1)
         throw shape_error(std::string(name_) + ": give one axis (or none), not " + axes_str(axp));
-    const auto mask = axis_mask(bshape, axp, name_);
+    const auto mask = axis_mask(bshape, axp, name_, o.single_axis);
     const auto g = make_geometry<nin>(bshape, mask, o.keepdims, lay);
-    if (g.R == 0 && g.K > 0 && !has_init)
+    // As NumPy: any empty reduced range is an error without an identity, even
+    // when the result is empty too ((0,0) over axis 0).
+    if (g.R == 0 && !has_init)
       throw value_error(std::string(name_) + ": zero-size reduction of shape " + bshape.str() + " over axes " +
                         axes_str(axp) + ", and the operation has no identity (give an initial value)");
     const Fin fin = kt::make_fin(g.R);
@@ -171,12 +186,15 @@ class reducer {
     if constexpr (std::tuple_size_v<Outs> == 1) {
       auto ov = std::get<0>(outs);
       const auto ol = layout_of(ov);
-      const bool one = g.result.count() == 1 && ol.shp.count() == 1 && !o.keepdims;
+      // NumPy wants out's shape exactly; a whole reduction (no axis, no keepdims)
+      // also takes any one-element out (documented: a 0-d or a (1,) array alike).
+      const bool one = !axp && !o.keepdims && g.result.count() == 1 && ol.shp.count() == 1;
       if (!(ol.shp == g.result || one))
         throw shape_error(std::string(name_) + ": out has shape " + ol.shp.str() + " but reducing shape " +
                           bshape.str() + " over axes " + axes_str(axp) + " gives " + g.result.str());
       check_out_apart(name_, ol, lay);
       using OutT = typename decltype(ov)::value_type;
+      check_out_cast<Res, OutT>(name_, o.unsafe_cast);
       if (std::is_same_v<OutT, Res> && ol.shp.count() > 0 && ov.is_contiguous() && g.R > 0) {
         backend::run(job, reinterpret_cast<Res*>(ov.data()), o.stream);
       } else if (g.K > 0) {

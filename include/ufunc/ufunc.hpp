@@ -18,6 +18,7 @@
 #include "reduce.hpp"
 #include "ops.hpp"
 #include "axis.hpp"
+#include "vec.hpp"
 #include "parallel_for.hpp"
 #include "atomic.hpp"
 #include "matmul.hpp"

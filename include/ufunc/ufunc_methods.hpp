@@ -47,7 +47,7 @@ struct ufunc_methods {
     static_assert(B::is_array && std::is_same_v<typename B::target_type, Target>,
                   "ufunc: accumulate takes an array or view in the ufunc's target memory");
     using T = typename B::value_type;
-    using Acc = std::decay_t<std::invoke_result_t<const F&, T, T>>;
+    using Acc = default_acc_t<F, T>;  // as reduce's (NumPy widens add/multiply accumulate too)
     const auto l = layout_of(x);
     if (l.shp.size() == 0) throw shape_error(std::string(f.name()) + ".accumulate: a 0-d array has no axis");
     const std::vector<int> one{ax};

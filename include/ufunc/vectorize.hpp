@@ -12,6 +12,7 @@
 #include "axis.hpp"
 #include "config.hpp"
 #include "detail/call.hpp"
+#include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
 #include "error.hpp"
 #include "expression.hpp"
@@ -38,7 +39,7 @@ auto allocate_host_vectors(std::size_t n, std::index_sequence<J...>) {
   return std::make_tuple(std::vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
 }
 /// Runs expression `e` as one call on target Tg (defined below the ufunc class).
-template <class Tg, class E, class Outs>
+template <class Tg, bool Unsafe = false, class E, class Outs>
 auto run_expression(const E& e, const Outs& outs, stream_ref s);
 
 template <class Tup>
@@ -53,7 +54,9 @@ decltype(auto) unwrap_single(Tup&& t) {
 /// A ufunc: a scalar function lifted over arrays, made by `vectorize`.
 ///
 /// Call it with inputs (arrays, views or scalars in any mix, broadcast by NumPy's
-/// rules), then optionally `ufunc::out(...)` and a stream. Returns a new array of
+/// rules), then optionally `ufunc::out(...)` (its element type may differ from
+/// the result's where NumPy's same_kind rule converts, else type_error; with
+/// `ufunc::unsafe_cast` any), and a stream. Returns a new array of
 /// the broadcast shape (a `std::tuple` of arrays when `f` returns a
 /// `cuda::std::tuple`/`pair`), or, with `out`, the output view(s). Inputs convert
 /// to `f`'s parameter types inside the kernel. Work is enqueued on the stream and
@@ -73,17 +76,23 @@ class vectorized {
 
   template <class... Args>
   auto operator()(Args&&... args) const {
-    using parsed = detail::call_args<detail::c_out | detail::c_stream, detail::bare_t<Args>...>;
+    using parsed =
+        detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<Args>...>;
     static_assert(parsed::nin >= 1, "ufunc call: give at least one input");
-    UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...) and a stream");
+    UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...), ufunc::unsafe_cast and a stream");
     const detail::controls c = detail::read_controls(args...);
     auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
-    if constexpr ((detail::is_expression_v<Args> || ...)) {
+    if constexpr (detail::any_core_v<Args...>) {
+      // vec<D> inputs: the same call on their components, f regrouping them.
+      return detail::with_core_dims<parsed::nin>(name_, f_, std::move(inputs), [&](auto g, auto&&... split) {
+        return vectorized<Target, decltype(g)>(g, name_)(std::forward<decltype(split)>(split)...);
+      });
+    } else if constexpr ((detail::is_expression_v<Args> || ...)) {
       // An expression among the inputs: this call becomes its root, one kernel.
       auto e = fuse(std::make_index_sequence<parsed::nin>{}, std::move(inputs));
-      return detail::run_expression<Target>(e, detail::out_views(args...), c.stream);
+      return detail::run_expression<Target, parsed::has(detail::c_unsafe_cast)>(e, detail::out_views(args...), c.stream);
     } else {
-      return call(std::make_index_sequence<parsed::nin>{}, inputs, detail::out_views(args...), c.stream);
+      return call(std::make_index_sequence<parsed::nin>{}, inputs, detail::out_views(args...), c.stream, c.unsafe_cast);
     }
   }
 
@@ -94,7 +103,12 @@ class vectorized {
   template <class... A>
   auto lazy(A&&... args) const {
     static_assert(sizeof...(A) >= 1, "f.lazy: give at least one input");
-    return detail::make_node<Target>(f_, name_, std::forward<A>(args)...);
+    if constexpr (detail::any_core_v<A...>)
+      return detail::with_core_dims<sizeof...(A)>(
+          name_, f_, std::forward_as_tuple(std::forward<A>(args)...),
+          [&](auto g, auto&&... split) { return detail::make_node<Target>(g, name_, std::forward<decltype(split)>(split)...); });
+    else
+      return detail::make_node<Target>(f_, name_, std::forward<A>(args)...);
   }
 
   const F& function() const noexcept { return f_; }
@@ -145,7 +159,7 @@ class vectorized {
   }
 
   template <std::size_t... I, class In, class Outs>
-  auto call(std::index_sequence<I...>, In& in, const Outs& outs, stream_ref s) const {
+  auto call(std::index_sequence<I...>, In& in, const Outs& outs, stream_ref s, bool unsafe) const {
     using namespace detail;
     constexpr bool any_vector = (arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector || ...);
     static_assert(((std::is_void_v<typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::target_type> ||
@@ -189,6 +203,7 @@ class vectorized {
       if constexpr (std::tuple_size_v<Outs> > 0) {
         static_assert(std::tuple_size_v<Outs> == nout,
                       "ufunc call: give out(...) one array per output of the function (out(a, b) for two)");
+        check_out_casts<R, Outs>(unsafe, std::make_index_sequence<nout>{});
         const auto out_l = out_layouts(outs);
         for (std::size_t j = 0; j < out_l.size(); ++j) {
           check_broadcasts_to(name_, b, out_l[j].shp, j);
@@ -220,6 +235,13 @@ class vectorized {
     }
   }
 
+  template <class R, class Outs, std::size_t... J>
+  void check_out_casts(bool unsafe, std::index_sequence<J...>) const {
+    (detail::check_out_cast<typename detail::result_traits<R>::template type<static_cast<int>(J)>,
+                            typename std::tuple_element_t<J, Outs>::value_type>(name_, unsafe, J),
+     ...);
+  }
+
   F f_;
   const char* name_;
 };
@@ -235,11 +257,14 @@ auto wrap_outs(const Outs& outs) {
 
 /// Expression `e` as one call: a ufunc of its fused functor called with its
 /// leaves, into `outs` (a tuple of views, or none for new arrays), on `s`.
-template <class Tg, class E, class Outs>
+template <class Tg, bool Unsafe, class E, class Outs>
 auto run_expression(const E& e, const Outs& outs, stream_ref s) {
   using G = fused<typename E::function_type>;
   const vectorized<Tg, G> g(G{e.function()}, e.name());
-  auto args = std::tuple_cat(e.leaf_args(), wrap_outs(outs), std::make_tuple(s));
+  auto casting = [] {
+    if constexpr (Unsafe) return std::make_tuple(unsafe_cast); else return std::tuple<>{};
+  };
+  auto args = std::tuple_cat(e.leaf_args(), wrap_outs(outs), casting(), std::make_tuple(s));
   auto r = std::apply(g, args);
   order_frees_after(e, s);
   return r;

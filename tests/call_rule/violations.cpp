@@ -14,6 +14,8 @@ int main() {
   (void)f, (void)s, (void)y, (void)z;
 #if defined(CASE_UFUNC_TWO_STREAMS)
   f(x, y, s, s);
+#elif defined(CASE_UFUNC_TWO_UNSAFE_CASTS)
+  f(x, y, out(z), ufunc::unsafe_cast, ufunc::unsafe_cast);
 #elif defined(CASE_UFUNC_TWO_OUTS)
   f(x, y, out(z), out(z));
 #elif defined(CASE_UFUNC_INPUT_AFTER_CONTROL)
@@ -59,6 +61,9 @@ int main() {
 #elif defined(CASE_NONE)
   f(x, y, out(z), s);  // the control case: a valid call compiles
   evaluate(f.lazy(lazy(x) * 2.0f, y), out(z), s);
+  f(x, y, out(z), ufunc::unsafe_cast, s);
+  evaluate(f.lazy(lazy(x) * 2.0f, y), out(z), ufunc::unsafe_cast);
+  ufunc::sum(x, out(z), ufunc::unsafe_cast);
 #endif
   return 0;
 }

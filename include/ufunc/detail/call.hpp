@@ -32,6 +32,7 @@
 #include "../shape.hpp"
 #include "../stream.hpp"
 #include "arg_traits.hpp"
+#include "element.hpp"
 #include "layout.hpp"
 #include "operand.hpp"
 
@@ -50,6 +51,7 @@ enum control : unsigned {
   c_matmul_variant = 1u << 4,
   c_transpose_variant = 1u << 5,
   c_launch_config = 1u << 6,
+  c_unsafe_cast = 1u << 7,
 };
 
 template <class A>
@@ -62,6 +64,7 @@ constexpr control control_of() {
   else if constexpr (std::is_same_v<B, matmul_variant>) return c_matmul_variant;
   else if constexpr (std::is_same_v<B, transpose_variant>) return c_transpose_variant;
   else if constexpr (std::is_same_v<B, launch_config>) return c_launch_config;
+  else if constexpr (std::is_same_v<B, unsafe_cast_t>) return c_unsafe_cast;
   else return not_control;
 }
 
@@ -86,7 +89,7 @@ struct control_list {
   }
   /// Each kind at most once (out, stream and axes have messages of their own).
   constexpr bool once_each() const {
-    for (unsigned c = c_keepdims; c <= c_launch_config; c <<= 1)
+    for (unsigned c = c_keepdims; c <= c_unsafe_cast; c <<= 1)
       if (count(static_cast<control>(c)) > 1) return false;
     return true;
   }
@@ -111,7 +114,7 @@ struct call_args {
   static constexpr bool inputs_first = list.count(not_control) == nin;
   /// Every control is one the operation takes.
   static constexpr bool only_allowed = list.only(Allowed);
-  /// keepdims, a variant, a launch_config at most once each.
+  /// keepdims, a variant, a launch_config, unsafe_cast at most once each.
   static constexpr bool once_each = list.once_each();
 };
 
@@ -141,7 +144,8 @@ namespace ufunc::detail {
 /// The run-time values of a call's controls (defaults where absent).
 struct controls {
   stream_ref stream;
-  bool has_axes = false, keepdims = false, has_launch = false;
+  bool has_axes = false, keepdims = false, has_launch = false, unsafe_cast = false;
+  bool single_axis = false;  ///< given as ufunc::axis(k), not ufunc::axes{...}
   std::vector<int> axes_list;
   matmul_variant mm_variant = matmul_variant::fastest;
   transpose_variant tr_variant = transpose_variant::fastest;
@@ -155,6 +159,7 @@ struct controls {
       stream = stream_ref(a);
     } else if constexpr (std::is_same_v<B, axis>) {
       has_axes = true;
+      single_axis = true;
       axes_list = {a.value};
     } else if constexpr (std::is_same_v<B, axes>) {
       has_axes = true;
@@ -168,6 +173,8 @@ struct controls {
     } else if constexpr (c == c_launch_config) {
       has_launch = true;
       launch = a;
+    } else if constexpr (c == c_unsafe_cast) {
+      unsafe_cast = true;
     }
   }
   /// The axes given, or null for "all".
@@ -317,6 +324,17 @@ inline void check_broadcasts_to(const char* op, const shape& from, const shape& 
   if (!ok)
     throw shape_error(std::string(op) + ": output " + std::to_string(j) + " has shape " + to.str() +
                       " but the inputs broadcast to " + from.str());
+}
+
+/// Throws type_error unless a result of type R may be stored into output j of
+/// element type O: NumPy's same_kind rule, or anything with `unsafe_cast`.
+template <class R, class O>
+void check_out_cast(const char* op, bool unsafe, std::size_t j = 0) {
+  if constexpr (!same_kind_cast<R, O>())
+    if (!unsafe)
+      throw type_error(std::string(op) + ": cannot store the " + element_name<R>() + " result in output " +
+                       std::to_string(j) + " of type " + element_name<O>() +
+                       " under the same_kind rule (pass ufunc::unsafe_cast to convert anyway)");
 }
 
 /// The view of a call's one `out` for a result of element type T on target Tg,

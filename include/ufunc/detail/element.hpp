@@ -11,11 +11,20 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include <cuda/std/limits>
 
 #include "../config.hpp"
+
+// Host-device templates that may instantiate host-only code (a plain lambda, a
+// user type's conversion, on the host target): nvcc must not check those.
+#if defined(__CUDACC__)
+#  define UFUNC_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
+#else
+#  define UFUNC_EXEC_CHECK_DISABLE
+#endif
 
 namespace ufunc::detail {
 
@@ -34,6 +43,12 @@ struct element_traits {
   /// The accumulator of `mean`: floating input in its own type (at least float),
   /// integers and bool in double.
   using mean_acc = std::conditional_t<is_floating, std::conditional_t<(sizeof(T) < sizeof(float)), float, T>, double>;
+  /// The accumulator and result of sums and products (NumPy's add/multiply
+  /// reduce): bool and integers narrower than 64 bits widen to int64 (signed and
+  /// bool) or uint64 (unsigned); void for every other type (the op's own result).
+  using sum_acc = std::conditional_t<
+      std::is_integral_v<T> && (sizeof(T) < 8),
+      std::conditional_t<std::is_signed_v<T> || std::is_same_v<T, bool>, std::int64_t, std::uint64_t>, void>;
   /// matmul's kernels exist for these (plain FP32/FP64 arithmetic).
   static constexpr bool has_matmul = std::is_same_v<T, float> || std::is_same_v<T, double>;
   /// ufunc/atomic.hpp supports these: 4- and 8-byte integers, float, double.
@@ -62,6 +77,58 @@ struct element_traits {
       return cuda::std::numeric_limits<T>::max();
   }
 };
+
+/// NumPy's name of an element type ("float32", "int64", ...) for messages; the
+/// C++ size for any other type.
+template <class T>
+constexpr const char* element_name() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_floating_point_v<T>) return sizeof(T) == 4 ? "float32" : sizeof(T) == 8 ? "float64" : "float";
+  else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    return sizeof(T) == 1 ? "int8" : sizeof(T) == 2 ? "int16" : sizeof(T) == 4 ? "int32" : "int64";
+  else if constexpr (std::is_integral_v<T>)
+    return sizeof(T) == 1 ? "uint8" : sizeof(T) == 2 ? "uint16" : sizeof(T) == 4 ? "uint32" : "uint64";
+  else return "a non-arithmetic type";
+}
+
+/// NumPy's `same_kind` casting from From to To (np.can_cast(From, To,
+/// "same_kind")): bool into anything; unsigned integers into any integer or
+/// floating type; signed integers into signed integers or floating types;
+/// floating types into floating types. Types other than bool, integers and
+/// floating point convert as C++ converts them (the library cannot judge).
+template <class From, class To>
+constexpr bool same_kind_cast() {
+  if constexpr (std::is_same_v<From, To> || !std::is_arithmetic_v<From> || !std::is_arithmetic_v<To>) return true;
+  else if constexpr (std::is_same_v<From, bool>) return true;
+  else if constexpr (std::is_same_v<To, bool>) return false;
+  else if constexpr (std::is_floating_point_v<From>) return std::is_floating_point_v<To>;
+  else if constexpr (std::is_unsigned_v<From>) return true;
+  else return std::is_floating_point_v<To> || std::is_signed_v<To>;
+}
+
+/// The library's one conversion of a result into an output element: every store
+/// into an `out` of another type and every cast copy goes through it, on both
+/// backends. As static_cast, except where C++ leaves the conversion undefined:
+/// floating point to an integer type (bool excepted) maps NaN to 0 and saturates
+/// values beyond the integer's range (+/-inf included) to its min/max, after
+/// truncation toward zero, as CUDA's cvt.rzi.sat. (Floating to floating follows
+/// IEEE 754: too large a double becomes +/-inf in float.)
+UFUNC_EXEC_CHECK_DISABLE
+template <class To, class From>
+UFUNC_HD constexpr To convert(const From& v) {
+  if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To> && !std::is_same_v<To, bool>) {
+    if (v != v) return To(0);
+    constexpr To lo = cuda::std::numeric_limits<To>::min(), hi = cuda::std::numeric_limits<To>::max();
+    // lo is 0 or -2^k and hi + 1 is 2^k: both exact in From, so the comparisons are.
+    constexpr From lo_f = static_cast<From>(lo);
+    constexpr From past_hi = static_cast<From>(hi / 2 + 1) * From(2);
+    if (v <= lo_f) return lo;
+    if (v >= past_hi) return hi;
+    return static_cast<To>(v);  // lo_f < v < 2^k: the truncated value fits
+  } else {
+    return static_cast<To>(v);
+  }
+}
 
 /// NaN test usable on every element type (false for integers and bool).
 template <class T>

@@ -33,7 +33,7 @@ void run_elementwise(const F& f, const shape& out_shape, const Outs& outs, const
 template <class T>
 struct cast_to {
   template <class U>
-  UFUNC_HD T operator()(const U& v) const { return static_cast<T>(v); }
+  UFUNC_HD T operator()(const U& v) const { return convert<T>(v); }
 };
 
 /// Every element of `dst` (the layout of the T elements at `p`) = value.

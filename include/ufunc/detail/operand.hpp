@@ -29,14 +29,11 @@
 
 #include "../config.hpp"
 #include "cuda/launch.hpp"  // vec_reg
+#include "element.hpp"     // convert, UFUNC_EXEC_CHECK_DISABLE
 
-// These helpers are host-device templates that also call host-only functors (a
-// plain lambda given to the host target); nvcc must not check that instantiation.
-#if defined(__CUDACC__)
-#  define UFUNC_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
-#else
-#  define UFUNC_EXEC_CHECK_DISABLE
-#endif
+// The helpers below are host-device templates that also call host-only functors
+// (a plain lambda given to the host target): UFUNC_EXEC_CHECK_DISABLE
+// (element.hpp) tells nvcc not to check that instantiation.
 
 namespace ufunc::detail {
 
@@ -102,7 +99,7 @@ UFUNC_EXEC_CHECK_DISABLE
 template <class R, class Outs, std::size_t... J>
 UFUNC_HD void store_result(const Outs& outs, index_t off, const R& r, std::index_sequence<J...>) {
   ((cuda::std::get<J>(outs)[off] =
-        static_cast<std::remove_reference_t<decltype(cuda::std::get<J>(outs)[0])>>(
+        convert<std::remove_reference_t<decltype(cuda::std::get<J>(outs)[0])>>(
             result_traits<R>::template get<static_cast<int>(J)>(r))),
    ...);
 }
@@ -112,7 +109,7 @@ UFUNC_EXEC_CHECK_DISABLE
 template <class R, class Outs, class O, std::size_t... J>
 UFUNC_HD void store_result_at(const Outs& outs, const O* off, const R& r, std::index_sequence<J...>) {
   ((cuda::std::get<J>(outs)[off[J]] =
-        static_cast<std::remove_reference_t<decltype(cuda::std::get<J>(outs)[0])>>(
+        convert<std::remove_reference_t<decltype(cuda::std::get<J>(outs)[0])>>(
             result_traits<R>::template get<static_cast<int>(J)>(r))),
    ...);
 }

@@ -8,6 +8,7 @@
 
 #include <type_traits>
 
+#include "../ops.hpp"
 #include "element.hpp"
 #include "host/reduce.hpp"
 #include "reduce_geometry.hpp"
@@ -39,10 +40,24 @@ struct mean_kind {};
 template <bool Max>
 struct arg_kind {};
 
+/// The accumulator that reducing (or accumulating) M with Op chooses when the
+/// caller names none: op's result type, except that sums and products
+/// (`ufunc::plus`, `ufunc::multiplies`) of bool and narrow integers widen as
+/// NumPy's do (element_traits::sum_acc). The one place this is decided.
+template <class Op, class M>
+struct default_acc {
+  using natural = std::decay_t<std::invoke_result_t<const Op&, M, M>>;
+  using wide = typename element_traits<M>::sum_acc;
+  static constexpr bool widens =
+      (std::is_same_v<Op, plus> || std::is_same_v<Op, multiplies>) && !std::is_void_v<wide>;
+  using type = std::conditional_t<widens, wide, natural>;
+};
+template <class Op, class M>
+using default_acc_t = typename default_acc<Op, M>::type;
+
 template <class Kind, class AccOverride, class Op, class M>
 struct kind_traits {  // plain: accumulate op's result type (or the override)
-  using acc = std::conditional_t<std::is_void_v<AccOverride>, std::decay_t<std::invoke_result_t<const Op&, M, M>>,
-                                 AccOverride>;
+  using acc = std::conditional_t<std::is_void_v<AccOverride>, default_acc_t<Op, M>, AccOverride>;
   using lift = lift_cast<acc>;
   using op = Op;
   using fin = finish_same;

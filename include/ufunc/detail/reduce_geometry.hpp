@@ -17,12 +17,17 @@ namespace ufunc::detail {
 
 /// Which dims of `s` are reduced, from a list of axes (negative counts from the
 /// end) or all of them. Throws shape_error for an axis out of range or repeated.
-inline std::array<bool, max_rank> axis_mask(const shape& s, const std::vector<int>* axes, const char* name) {
+/// `single`: the axes came as one integer (ufunc::axis(k)); as NumPy's
+/// reductions, axis 0 or -1 of a 0-d array is then accepted and reduces nothing
+/// (a list, ufunc::axes{0}, is refused, as NumPy refuses axis=(0,)).
+inline std::array<bool, max_rank> axis_mask(const shape& s, const std::vector<int>* axes, const char* name,
+                                            bool single = false) {
   std::array<bool, max_rank> m{};
   if (!axes) {
     for (int d = 0; d < s.size(); ++d) m[static_cast<std::size_t>(d)] = true;
     return m;
   }
+  if (single && s.size() == 0 && axes->size() == 1 && ((*axes)[0] == 0 || (*axes)[0] == -1)) return m;
   for (int a : *axes) {
     const int ax = a < 0 ? a + s.size() : a;
     if (ax < 0 || ax >= s.size())

@@ -19,6 +19,7 @@
 #  include "kernels/reduce_all.cuh"
 #  include "kernels/reduce_arg_dense.cuh"
 #  include "kernels/reduce_columns.cuh"
+#  include "kernels/reduce_pairwise.cuh"
 #  include "kernels/reduce_rows.cuh"
 #  include "kernels/reduce_warps.cuh"
 #endif
@@ -42,6 +43,8 @@ struct reduce_backend<target::cuda> {
       }
     if constexpr (Src::arg_pointer_candidate)
       if (j.g.K == 1 && pointer_path(j.g) && run_dense_arg(j, out, s)) return;
+    if constexpr (pairwise_candidate<Src>::value)
+      if (run_pairwise(j, out, s)) return;
     run_split(j.src, j.g.K, j.g.R, j.g.rows_like, j.op, j.tail(), out, s);
 #else
     (void)j, (void)out, (void)s;
@@ -166,6 +169,103 @@ struct reduce_backend<target::cuda> {
     launch(store_t{tail, out, p});
     finish_partials(p, 1, nchunks, j.op, tail, out, s);
     return true;
+  }
+
+  /// Sources the pairwise kernel may read: a fused map over two or more array inputs.
+  template <class Src, class = void>
+  struct pairwise_candidate : std::false_type {};
+  template <class Src>
+  struct pairwise_candidate<Src, std::enable_if_t<!Src::is_partial && !Src::dense>> {
+    template <class Ins>
+    struct arrays;
+    template <class... Ops>
+    struct arrays<cuda::std::tuple<Ops...>> : std::integral_constant<int, (int(Ops::is_array) + ... + 0)> {};
+    static constexpr bool value = arrays<bare_t<decltype(std::declval<Src>().ins)>>::value >= 2 &&
+                                  cuda::std::tuple_size<bare_t<decltype(std::declval<Src>().ins)>>::value <= 32;
+  };
+
+  /// A pairwise reduction (one kept and one reduced dim after merging; every
+  /// array input moving along one of them only, some along each; enough pairs):
+  /// the tiled kernel (kernels/reduce_pairwise.cuh), with the reduced range split
+  /// when the outputs alone cannot fill the GPU. Returns false, with nothing
+  /// enqueued, for any other layout.
+  template <class Job, class Res>
+  static bool run_pairwise(const Job& j, Res* out, stream_ref s) {
+    using tu = pairwise_reduce_tuning;
+    const auto& src = j.src;
+    using Src = bare_t<decltype(src)>;
+    using Ins = bare_t<decltype(src.ins)>;
+    using Acc = typename Src::acc_type;
+    const index_t K = j.g.K, R = j.g.R;
+    if (K < 64 || R < 256 || src.kept.ndim != 1 || src.red.ndim != 1) return false;
+    if (R / tu::tile >= (index_t(1) << (tu::levels - 1))) return false;
+    unsigned jmask = 0;
+    bool moves_i = false;
+    bool ok = true;
+    constexpr std::size_t nin = cuda::std::tuple_size<Ins>::value;
+    const bool* is_array = array_flags(static_cast<Ins*>(nullptr), std::make_index_sequence<nin>{});
+    for (std::size_t k = 0; k < nin; ++k) {
+      if (!is_array[k]) continue;
+      const auto ks = src.kept.strides[k][0], rs = src.red.strides[k][0];
+      if (ks != 0 && rs != 0) ok = false;
+      if (rs != 0) jmask |= 1u << k;
+      if (ks != 0) moves_i = true;
+    }
+    if (!ok || jmask == 0 || !moves_i) return false;
+
+    const auto tail = j.tail();
+    using store_t = store_result<bare_t<decltype(tail)>, Res, Acc>;
+    constexpr int B = tu::block, IPT = tu::outputs_per_thread;
+    using Op = bare_t<decltype(j.op)>;
+    // Fixed roles where the layout has one of the instantiated patterns.
+    auto* kernel = pick_pairwise_kernel<B, IPT, Src, Op, store_t>(jmask, std::make_index_sequence<nin>{});
+    const index_t xblocks = (K + index_t(B) * IPT - 1) / (index_t(B) * IPT);
+    const index_t want = index_t(cuda_launch::sm_count()) * cuda_launch::resident_blocks(kernel, B) * 2;
+    index_t nchunks = 1;
+    if (xblocks < want) nchunks = std::clamp<index_t>((want + xblocks - 1) / xblocks, 1, std::max<index_t>(1, R / (4 * tu::tile)));
+    nchunks = std::min<index_t>(nchunks, 65535);
+    const index_t chunk_len = ((R + nchunks - 1) / nchunks + tu::tile - 1) / tu::tile * tu::tile;
+    nchunks = (R + chunk_len - 1) / chunk_len;
+    if (xblocks > INT_MAX) return false;
+    const dim3 grid(static_cast<unsigned>(xblocks), static_cast<unsigned>(nchunks));
+    auto launch = [&](const store_t& store) {
+      kernel<<<grid, B, 0, s.get()>>>(src, j.op, store, K, R, chunk_len, jmask);
+      UFUNC_CHECK_LAUNCH("reduce_pairwise_kernel", s.get());
+    };
+    if (nchunks == 1) {
+      launch(store_t{tail, out, nullptr});
+      return true;
+    }
+    device_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
+    Acc* p = static_cast<Acc*>(partials.get());
+    launch(store_t{tail, out, p});
+    finish_partials(p, K, nchunks, j.op, tail, out, s);
+    return true;
+  }
+  template <int B, int IPT, class Src, class Op, class Store, std::size_t... S>
+  static auto pick_pairwise_kernel(unsigned jmask, std::index_sequence<S...>) {
+    using Ins = bare_t<decltype(std::declval<Src>().ins)>;
+    auto* kernel = reduce_pairwise_kernel<B, IPT, pair_runtime_mask, Src, Op, Store>;
+    bool found = false;
+    auto consider = [&](auto mask_c) {
+      constexpr unsigned mask = decltype(mask_c)::value;
+      if constexpr (mask != 0 && mask != pair_runtime_mask)
+        if (!found && jmask == mask) {
+          kernel = reduce_pairwise_kernel<B, IPT, mask, Src, Op, Store>;
+          found = true;
+        }
+    };
+    // Inputs 0 .. S-1 along i, the rest along j, for S = 1 .. NIN-1 (up to 8
+    // inputs): the order of x_i, y_j, b_j. Other layouts take run-time roles
+    // (each fixed pattern is a kernel compiled at every such call site).
+    if constexpr (sizeof...(S) <= 8)
+      (consider(std::integral_constant<unsigned, (S == 0 ? 0u : pair_split_mask<Ins, S>::value)>{}), ...);
+    return kernel;
+  }
+  template <class... Ops, std::size_t... K>
+  static const bool* array_flags(cuda::std::tuple<Ops...>*, std::index_sequence<K...>) {
+    static constexpr bool flags[] = {Ops::is_array..., false};
+    return flags;
   }
 
   /// The second pass of a split reduction: out[o] = the `nchunks` partials of

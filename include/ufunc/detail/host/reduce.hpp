@@ -1,9 +1,11 @@
 // Host backend of the reduction engine: the same reduction sources as the CUDA
-// kernels, run on the OpenMP threads. Floating-point sums use
-// pairwise (tree) order within each output, so rounding error grows like log N.
+// kernels, run on the OpenMP threads. Floating-point sums use NumPy's pairwise
+// order within each output (or a cascade of the same depth when outputs advance
+// together), so rounding error grows like log N, not N.
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <new>
 
@@ -16,20 +18,41 @@
 
 namespace ufunc::detail::host {
 
-/// Elements reduced serially at the leaves of the pairwise tree (as NumPy's
-/// pairwise sum); the tree above them has depth log2(n / leaf).
+/// Elements reduced at the leaves of the pairwise tree (as NumPy's pairwise sum);
+/// the tree above them has depth log2(n / leaf).
 inline constexpr index_t pairwise_leaf = 128;
 
+/// NumPy's pairwise scheme (numpy/_core/src/umath/loops_utils.h.src, pairwise_sum):
+/// up to 8 elements serially; up to pairwise_leaf in 8 interleaved partial
+/// results (each of at most 16 elements) combined as a tree; above that, two
+/// halves (the first a multiple of 8) reduced recursively. A float sum's rounding
+/// error is then at most about (16 + log2(n / 128)) * eps * sum|x|, NumPy's bound
+/// on the same data, where a serial leaf of 128 would give 128 * eps * sum|x|.
 template <class Acc, class At, class Op>
 Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
-  if (hi - lo <= pairwise_leaf) {
+  const index_t n = hi - lo;
+  if (n <= 8) {
     Acc a = at(lo);
     for (index_t r = lo + 1; r < hi; ++r) a = op(a, at(r));
     return a;
   }
-  const index_t mid = lo + (hi - lo) / 2;
-  return op(pairwise<Acc>(at, lo, mid, op), pairwise<Acc>(at, mid, hi, op));
+  if (n <= pairwise_leaf) {
+    Acc p[8] = {at(lo), at(lo + 1), at(lo + 2), at(lo + 3), at(lo + 4), at(lo + 5), at(lo + 6), at(lo + 7)};
+    index_t r = lo + 8;
+    for (; r + 8 <= hi; r += 8)
+      for (int k = 0; k < 8; ++k) p[k] = op(p[k], at(r + k));
+    Acc a = op(op(op(p[0], p[1]), op(p[2], p[3])), op(op(p[4], p[5]), op(p[6], p[7])));
+    for (; r < hi; ++r) a = op(a, at(r));
+    return a;
+  }
+  index_t half = n / 2;
+  half -= half % 8;
+  return op(pairwise<Acc>(at, lo, lo + half, op), pairwise<Acc>(at, lo + half, hi, op));
 }
+
+/// Rows reduced serially per output in the column path before their partial
+/// joins the cascade below (a float sum's error: about (16 + log2(R / 16)) eps).
+inline constexpr index_t cascade_block = 16;
 
 /// n default-constructed T in host memory from the library's allocator (so that
 /// out-of-memory is ufunc::out_of_memory and the test allocation limit sees it),
@@ -80,17 +103,44 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
     });
     return;
   }
+  // Outputs advance together through the reduced dims, reading memory in order.
+  // Not a serial sum per output (error growing like R): blocks of cascade_block
+  // rows are reduced serially, and their partials combined as a binary counter
+  // (level L holds the reduction of 2^L blocks; a full level carries into the
+  // next), the pairwise tree kept in O(w log R) memory.
   constexpr index_t W = 256;  // outputs advanced together
+  const index_t nblocks = (R + cascade_block - 1) / cascade_block;
+  std::size_t nlev = 1;  // levels 0..nlev-1 hold the counter's bits: 2^nlev > nblocks
+  while ((index_t(1) << nlev) <= nblocks) ++nlev;
   parallel_n((K + W - 1) / W, [&](index_t c) {
     const index_t o0 = c * W, w = std::min(W, K - o0);
     typename Src::base_t b[W];
-    Acc acc[W];  // on the stack: no allocation inside the parallel region
-    for (index_t j = 0; j < w; ++j) {
-      b[j] = src.base(o0 + j);
-      acc[j] = src.at(b[j], 0);
+    for (index_t j = 0; j < w; ++j) b[j] = src.base(o0 + j);
+    const auto uw = static_cast<std::size_t>(w);
+    std::unique_ptr<Acc[]> store(new Acc[(nlev + 1) * uw]);
+    Acc* const acc = store.get() + nlev * uw;  // the current block's partials
+    std::uint64_t full = 0;                      // bit L: level L holds a partial
+    for (index_t r0 = 0; r0 < R; r0 += cascade_block) {
+      const index_t r1 = std::min(R, r0 + cascade_block);
+      for (index_t j = 0; j < w; ++j) acc[j] = src.at(b[j], r0);
+      for (index_t r = r0 + 1; r < r1; ++r)
+        for (index_t j = 0; j < w; ++j) acc[j] = op(acc[j], src.at(b[j], r));
+      std::size_t L = 0;
+      for (; (full >> L) & 1u; ++L) {  // carry: the earlier partial on the left
+        const Acc* lv = store.get() + L * uw;
+        for (index_t j = 0; j < w; ++j) acc[j] = op(lv[j], acc[j]);
+      }
+      full = (full & ~((std::uint64_t(1) << L) - 1)) | (std::uint64_t(1) << L);
+      std::copy(acc, acc + w, store.get() + L * uw);
     }
-    for (index_t r = 1; r < R; ++r)
-      for (index_t j = 0; j < w; ++j) acc[j] = op(acc[j], src.at(b[j], r));
+    // The levels left, from the smallest up: the tail of the tree.
+    bool any = false;
+    for (std::size_t L = 0; L < nlev; ++L) {
+      if (!((full >> L) & 1u)) continue;
+      const Acc* lv = store.get() + L * uw;
+      for (index_t j = 0; j < w; ++j) acc[j] = any ? op(lv[j], acc[j]) : lv[j];
+      any = true;
+    }
     for (index_t j = 0; j < w; ++j) out[o0 + j] = static_cast<Res>(tail(acc[j]));
   });
 }

@@ -48,7 +48,7 @@ __device__ __forceinline__ void store_group(const Outs& outs, index_t i, const R
   using O = cuda::std::remove_pointer_t<cuda::std::tuple_element_t<J, Outs>>;
   vec_reg<O, V> w;
 #pragma unroll
-  for (int k = 0; k < V; ++k) w.v[k] = static_cast<O>(result_traits<R>::template get<J>(res[k]));
+  for (int k = 0; k < V; ++k) w.v[k] = convert<O>(result_traits<R>::template get<J>(res[k]));
   *reinterpret_cast<vec_reg<O, V>*>(cuda::std::get<J>(outs) + i) = w;
 }
 

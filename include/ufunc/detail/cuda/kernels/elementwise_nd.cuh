@@ -20,7 +20,7 @@ __device__ __forceinline__ void store_vec(const Outs& outs, index_t i, const R (
         using O = cuda::std::remove_pointer_t<cuda::std::tuple_element_t<J, Outs>>;
         vec_reg<O, E> w;
 #pragma unroll
-        for (int e = 0; e < E; ++e) w.v[e] = static_cast<O>(result_traits<R>::template get<static_cast<int>(J)>(res[e]));
+        for (int e = 0; e < E; ++e) w.v[e] = convert<O>(result_traits<R>::template get<static_cast<int>(J)>(res[e]));
         *reinterpret_cast<vec_reg<O, E>*>(cuda::std::get<J>(outs) + i) = w;
       }(),
       ...);

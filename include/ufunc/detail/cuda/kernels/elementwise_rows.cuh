@@ -89,12 +89,12 @@ __device__ __forceinline__ void store_walks(const Outs& outs, O j, const O* step
         if (modes.m[J] == walk::contiguous) {
           vec_reg<T, V> w;
 #pragma unroll
-          for (int l = 0; l < V; ++l) w.v[l] = static_cast<T>(result_traits<R>::template get<static_cast<int>(J)>(res[l]));
+          for (int l = 0; l < V; ++l) w.v[l] = convert<T>(result_traits<R>::template get<static_cast<int>(J)>(res[l]));
           *reinterpret_cast<vec_reg<T, V>*>(p + j) = w;
         } else {
 #pragma unroll
           for (int l = 0; l < V; ++l)
-            p[(j + l) * step[J]] = static_cast<T>(result_traits<R>::template get<static_cast<int>(J)>(res[l]));
+            p[(j + l) * step[J]] = convert<T>(result_traits<R>::template get<static_cast<int>(J)>(res[l]));
         }
       }(),
       ...);
