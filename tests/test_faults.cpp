@@ -247,6 +247,29 @@ std::vector<fault_case> reduction_cases(std::uint64_t seed) {
     cases.push_back(c);
   }
   {
+    // Over the rows of a wide matrix, straight into a float out: the outputs
+    // advance together in blocks of 256 on the host (each thread's partial levels
+    // allocated before any output is written), column kernels on CUDA.
+    const index_t wr = 60, wc = 3000;
+    const auto hw = small_ints(static_cast<std::size_t>(wr * wc), seed + 2);
+    auto wide = std::make_shared<ufunc::array<float, Tg>>(ufunc::asarray<Tg>(hw, ufunc::shape{wr, wc}));
+    auto o = std::make_shared<restorable<float, Tg>>(small_ints(static_cast<std::size_t>(wc), seed + 3, 100, 200),
+                                                     ufunc::shape{wc});
+    std::vector<double> want(static_cast<std::size_t>(wc), 0.0);
+    for (index_t i = 0; i < wr; ++i)
+      for (index_t j = 0; j < wc; ++j) want[static_cast<std::size_t>(j)] += hw[static_cast<std::size_t>(i * wc + j)];
+    fault_case c;
+    c.name = std::string("sum(wide, axis=0, out=o) on ") + Tg::name;
+    c.run = [=] {
+      ufunc::sum(*wide, ufunc::axis(0), ufunc::out(o->a));
+      return o->now();
+    };
+    c.want = want;
+    c.out_now = [=] { return o->now(); };
+    c.reset_out = [=] { o->reset(); };
+    cases.push_back(c);
+  }
+  {
     // A reduction of an expression with a temporary leaf: sq(m) is made first.
     auto sq = ufunc::vectorize<Tg>([] UFUNC_HD (float v) { return v * v; }, "sq");
     std::vector<double> want(static_cast<std::size_t>(rows), 0.0);
