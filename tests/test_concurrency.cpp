@@ -1,12 +1,13 @@
 // Concurrent use from host threads (issue 21, item 4): eight std::threads each
 // drive their own ufunc::stream and the default stream through mixed calls
-// (vectorize with new results, one and two outputs; whole reductions to host
-// values; axis reductions; matmul; transpose; parallel_for with atomics into a
-// counter all threads share and a histogram of their own), every result checked
-// against a serial host loop. The library's caches (device attributes, launch
-// and occupancy caches, per-thread reduction scratch and pinned result slots, the
-// memory pool) are all touched from every thread at once; on the host backend
-// CI runs this under ThreadSanitizer, on the GPU under compute-sanitizer.
+// (vectorize with new results, one and two outputs, four inputs staged in
+// shared memory; whole reductions to host values; axis reductions; matmul;
+// transpose; parallel_for with atomics into a counter all threads share and a
+// histogram of their own), every result checked against a serial host loop.
+// The library's caches (device attributes, launch and occupancy caches, the
+// shared-memory opt-in, per-thread reduction scratch and pinned result slots,
+// the memory pool) are all touched from every thread at once; on the host
+// backend CI runs this under ThreadSanitizer, on the GPU under compute-sanitizer.
 //
 // UFUNC_STRESS_ITERS sets the total number of iterations (all threads together;
 // default 4000). Data are small integers held in floats, so every sum and product
@@ -153,6 +154,30 @@ index_t one_iteration(std::mt19937_64& rng, ufunc::stream_ref s, ufunc::array_vi
               ha[static_cast<std::size_t>(q * cols + i)] * ha[static_cast<std::size_t>(q * cols + j)];
     f.expect_equal(ufunc::matmul(a.view().transposed(), a, s).to_host(), want_g, where + " matmul a^T a");
   }
+
+  // Four inputs, three or four of them transposed views (>= 32 x 32): on CUDA the
+  // tiles kernel stages each in shared memory, 49920 or 66560 bytes, past the
+  // 48 KiB default, so the kernel's opt-in (one setting per kernel, shared by all
+  // threads) is raised from several threads with different sizes at once.
+  const auto r2 = static_cast<index_t>(32 + rng() % 40), c2 = static_cast<index_t>(32 + rng() % 40);
+  const auto hs = small_ints(static_cast<std::size_t>(r2 * c2), rng, -4, 4);
+  const auto hq = small_ints(static_cast<std::size_t>(r2 * c2), rng, -4, 4);
+  auto sqm = ufunc::asarray<ufunc::target::device>(hs, ufunc::shape{r2, c2}, s);
+  auto q = ufunc::asarray<ufunc::target::device>(hq, ufunc::shape{c2, r2}, s);
+  auto lin4 = ufunc::vectorize([] UFUNC_HD (float a, float b, float c, float d) { return a + 2 * b + 3 * c + 4 * d; },
+                               "lin4");
+  const ufunc::array_view<const float> st = sqm.view().transposed();
+  const bool four = rng() % 2 == 0;
+  const ufunc::array_view<const float> last = four ? st : q.view();
+  std::vector<float> want_l(hs.size());
+  for (index_t i = 0; i < c2; ++i)
+    for (index_t j = 0; j < r2; ++j) {
+      const float t = hs[static_cast<std::size_t>(j * c2 + i)];
+      const float d = four ? t : hq[static_cast<std::size_t>(i * r2 + j)];
+      want_l[static_cast<std::size_t>(i * r2 + j)] = t + 2 * t + 3 * t + 4 * d;
+    }
+  f.expect_equal(lin4(st, st, st, last, s).to_host(), want_l,
+                 where + (four ? " four transposed inputs" : " three transposed inputs"));
 
   // parallel_for with atomics: a histogram of x of this thread's own, and one
   // count in a counter every thread adds to at once.

@@ -9,9 +9,11 @@
 // partials, CUB temporaries) and on the host target.
 #include "test_support.hpp"
 
+#include <exception>
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using ufunc::index_t;
@@ -245,6 +247,29 @@ std::vector<fault_case> reduction_cases(std::uint64_t seed) {
     cases.push_back(c);
   }
   {
+    // Over the rows of a wide matrix, straight into a float out: the outputs
+    // advance together in blocks of 256 on the host (each thread's partial levels
+    // allocated before any output is written), column kernels on CUDA.
+    const index_t wr = 60, wc = 3000;
+    const auto hw = small_ints(static_cast<std::size_t>(wr * wc), seed + 2);
+    auto wide = std::make_shared<ufunc::array<float, Tg>>(ufunc::asarray<Tg>(hw, ufunc::shape{wr, wc}));
+    auto o = std::make_shared<restorable<float, Tg>>(small_ints(static_cast<std::size_t>(wc), seed + 3, 100, 200),
+                                                     ufunc::shape{wc});
+    std::vector<double> want(static_cast<std::size_t>(wc), 0.0);
+    for (index_t i = 0; i < wr; ++i)
+      for (index_t j = 0; j < wc; ++j) want[static_cast<std::size_t>(j)] += hw[static_cast<std::size_t>(i * wc + j)];
+    fault_case c;
+    c.name = std::string("sum(wide, axis=0, out=o) on ") + Tg::name;
+    c.run = [=] {
+      ufunc::sum(*wide, ufunc::axis(0), ufunc::out(o->a));
+      return o->now();
+    };
+    c.want = want;
+    c.out_now = [=] { return o->now(); };
+    c.reset_out = [=] { o->reset(); };
+    cases.push_back(c);
+  }
+  {
     // A reduction of an expression with a temporary leaf: sq(m) is made first.
     auto sq = ufunc::vectorize<Tg>([] UFUNC_HD (float v) { return v * v; }, "sq");
     std::vector<double> want(static_cast<std::size_t>(rows), 0.0);
@@ -366,7 +391,69 @@ void run_fault_cases(std::vector<fault_case> (*make)(std::uint64_t)) {
   CHECK(total > 0);
 }
 
+/// A reduction to a host value as the first call of a fresh thread, refused at
+/// each of its allocations (on CUDA these include the thread's scratch block and
+/// pinned result slot, which the library then keeps for the thread's later
+/// calls): it throws, the thread's next call succeeds, and once the thread has
+/// ended everything it took is freed.
+template <class Tg>
+void fresh_thread_fault_points() {
+  const auto seed = test::fresh_seed();
+  INFO("target " << std::string(Tg::name) << ", seed " << seed);
+  const auto hx = small_ints(200'000, seed);
+  double want = 0;
+  for (float v : hx) want += v;
+  const auto x = ufunc::asarray<Tg>(hx);
+  // One thread's run: refuse from allocation k on (k = 0: none), then sum again.
+  auto on_fresh_thread = [&](long long k, long long& attempts, bool& oom, double& got) {
+    std::exception_ptr error;
+    std::thread t([&] {
+      try {
+        const long long a = alloc::allocation_attempts();
+        alloc::set_allocation_limit(k);
+        try {
+          (void)ufunc::sum(x);
+        } catch (const ufunc::out_of_memory&) {
+          oom = true;
+        }
+        alloc::clear_allocation_limit();
+        attempts = alloc::allocation_attempts() - a;
+        got = ufunc::sum(x);
+      } catch (...) {
+        alloc::clear_allocation_limit();
+        error = std::current_exception();
+      }
+    });
+    t.join();
+    if (error) std::rethrow_exception(error);
+  };
+  const long long live0 = alloc::live_allocations();
+  long long n = 0;
+  bool oom = false;
+  double got = 0;
+  on_fresh_thread(0, n, oom, got);
+  CHECK(!oom);
+  CHECK(got == want);
+  CHECK(alloc::live_allocations() == live0);
+  for (long long k = 1; k <= n; ++k) {
+    INFO("allocation " << k << " of " << n << " refused");
+    long long attempts = 0;
+    oom = false;
+    got = 0;
+    on_fresh_thread(k, attempts, oom, got);
+    CHECK(oom);
+    CHECK(got == want);
+    CHECK(alloc::live_allocations() == live0);  // the thread's caches went with it
+  }
+  MESSAGE("sum(x) -> host value as a fresh thread's first call on " << std::string(Tg::name) << ": " << n
+                                                                       << " fault points");
+}
+
 }  // namespace
+
+TEST_CASE("faults: the first reduction to a host value on a fresh thread (its scratch and pinned slot)") {
+  test::for_each_target([](auto tg) { fresh_thread_fault_points<decltype(tg)>(); });
+}
 
 TEST_CASE("faults: out-of-memory inside matmul and transpose leaves out untouched and frees what it took") {
   test::for_each_target([](auto tg) { run_fault_cases<decltype(tg)>(&linalg_cases<decltype(tg)>); });

@@ -68,6 +68,10 @@ int resident_blocks(Kernel* kernel, int block) {
   UFUNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0));
   blocks = std::max(blocks, 1);
   std::lock_guard<std::mutex> lock(m);
+  // Another thread may have asked the same question meanwhile (the query runs
+  // unlocked): keep one entry per key.
+  for (const entry& e : cache)
+    if (e.fn == fn && e.dev == dev && e.block == block) return e.blocks;
   cache.push_back({fn, dev, block, blocks});
   return blocks;
 }

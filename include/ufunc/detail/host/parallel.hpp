@@ -7,6 +7,8 @@
 // one from the lowest item is kept and rethrown on the caller's thread.
 #pragma once
 
+#include <omp.h>
+
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -44,6 +46,24 @@ void parallel_n(index_t n, const Body& body) {
     }
   }
   if (error) std::rethrow_exception(error);
+}
+
+/// Bound of the slot numbers parallel_n_slots hands out from a call made now.
+inline int parallel_slots() { return omp_get_max_threads(); }
+
+/// parallel_n with body(i, slot): slot, in [0, parallel_slots()), is the index of
+/// the thread running item i, so per-thread scratch can be allocated before the
+/// loop, on the calling thread (where running out of memory throws before any
+/// item has run, instead of inside the region after other items wrote results).
+template <class Body>
+void parallel_n_slots(index_t n, const Body& body) {
+  if (n == 1) {  // parallel_n runs it on the caller without a region
+    body(index_t(0), 0);
+    return;
+  }
+  // The region's team has at most omp_get_max_threads() threads (no num_threads
+  // clause); nested inside an active region it has one.
+  parallel_n(n, [&](index_t i) { body(i, omp_get_thread_num()); });
 }
 
 }  // namespace ufunc::detail::host

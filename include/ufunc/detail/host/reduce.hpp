@@ -112,13 +112,20 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
   const index_t nblocks = (R + cascade_block - 1) / cascade_block;
   std::size_t nlev = 1;  // levels 0..nlev-1 hold the counter's bits: 2^nlev > nblocks
   while ((index_t(1) << nlev) <= nblocks) ++nlev;
-  parallel_n((K + W - 1) / W, [&](index_t c) {
+  // Each thread's levels, allocated here: through the library's allocator, and
+  // before any output is written (a failure inside the region would leave the
+  // outputs of items already done written).
+  const index_t nitems = (K + W - 1) / W;
+  const std::size_t per_slot = (nlev + 1) * static_cast<std::size_t>(W);
+  const index_t nslots = nitems == 1 ? 1 : parallel_slots();
+  host_temp<Acc> stores(nslots * static_cast<index_t>(per_slot));
+  parallel_n_slots(nitems, [&](index_t c, int slot) {
     const index_t o0 = c * W, w = std::min(W, K - o0);
     typename Src::base_t b[W];
     for (index_t j = 0; j < w; ++j) b[j] = src.base(o0 + j);
     const auto uw = static_cast<std::size_t>(w);
-    std::unique_ptr<Acc[]> store(new Acc[(nlev + 1) * uw]);
-    Acc* const acc = store.get() + nlev * uw;  // the current block's partials
+    Acc* const store = &stores[static_cast<index_t>(slot) * static_cast<index_t>(per_slot)];
+    Acc* const acc = store + nlev * uw;  // the current block's partials
     std::uint64_t full = 0;                      // bit L: level L holds a partial
     for (index_t r0 = 0; r0 < R; r0 += cascade_block) {
       const index_t r1 = std::min(R, r0 + cascade_block);
@@ -127,17 +134,17 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
         for (index_t j = 0; j < w; ++j) acc[j] = op(acc[j], src.at(b[j], r));
       std::size_t L = 0;
       for (; (full >> L) & 1u; ++L) {  // carry: the earlier partial on the left
-        const Acc* lv = store.get() + L * uw;
+        const Acc* lv = store + L * uw;
         for (index_t j = 0; j < w; ++j) acc[j] = op(lv[j], acc[j]);
       }
       full = (full & ~((std::uint64_t(1) << L) - 1)) | (std::uint64_t(1) << L);
-      std::copy(acc, acc + w, store.get() + L * uw);
+      std::copy(acc, acc + w, store + L * uw);
     }
     // The levels left, from the smallest up: the tail of the tree.
     bool any = false;
     for (std::size_t L = 0; L < nlev; ++L) {
       if (!((full >> L) & 1u)) continue;
-      const Acc* lv = store.get() + L * uw;
+      const Acc* lv = store + L * uw;
       for (index_t j = 0; j < w; ++j) acc[j] = any ? op(lv[j], acc[j]) : lv[j];
       any = true;
     }
