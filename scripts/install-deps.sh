@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks for building and testing ufunc:
-# cmake, ninja and doctest from apt (as root, or through sudo). The CUDA Toolkit 13
+# cmake, ninja and doctest from apt (as root, or through sudo), and NumPy (the
+# benchmarks' host peer and their quick mode in CI: bench/peers/peers.py). The CUDA Toolkit 13
 # (nvcc, CCCL) must already be installed, at /usr/local/cuda or on PATH.
 set -euo pipefail
 need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 [ -f /usr/include/doctest/doctest.h ] || need+=(doctest-dev)
+python3 -c "import numpy" 2>/dev/null || need+=(python3-numpy)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing: ${need[*]}"
   sudo=""
