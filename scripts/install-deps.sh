@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks for building and testing ufunc:
-# cmake, ninja and doctest from apt (as root, or through sudo), and NumPy (the
-# benchmarks' host peer and their quick mode in CI: bench/peers/peers.py). The CUDA Toolkit 13
+# cmake, ninja and doctest from apt (as root, or through sudo), and NumPy for the
+# python3 on PATH (pip; the benchmarks' host peer and their quick mode in CI:
+# bench/peers/peers.py). The CUDA Toolkit 13
 # (nvcc, CCCL) must already be installed, at /usr/local/cuda or on PATH.
 set -euo pipefail
 need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 [ -f /usr/include/doctest/doctest.h ] || need+=(doctest-dev)
-python3 -c "import numpy" 2>/dev/null || need+=(python3-numpy)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing: ${need[*]}"
   sudo=""
@@ -22,6 +22,14 @@ if [ ${#need[@]} -gt 0 ]; then
     exit 1
   fi
   rm -f "$log"
+fi
+# NumPy for the python3 on PATH (which may not be the system one: apt's
+# python3-numpy would then be invisible to it): pip first, apt as the fallback.
+if ! python3 -c "import numpy" 2>/dev/null; then
+  echo "== installing: numpy (pip)"
+  python3 -m pip install -q numpy >/dev/null 2>&1 || python3 -m pip install -q --break-system-packages numpy >/dev/null 2>&1 ||
+    { sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"; $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-numpy >/dev/null 2>&1; } || true
+  python3 -c "import numpy" 2>/dev/null || { echo "install-deps: could not install NumPy for $(command -v python3)" >&2; exit 1; }
 fi
 export PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null || { echo "install-deps: nvcc (CUDA Toolkit 13) not found; install the CUDA Toolkit" >&2; exit 1; }
