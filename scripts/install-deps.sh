@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks for building and testing ufunc:
-# cmake, ninja and doctest from apt (as root, or through sudo). The CUDA Toolkit 13
+# cmake, ninja and doctest from apt (as root, or through sudo); Python 3 with NumPy
+# for the NumPy oracle test (tests/oracle): apt's python3-numpy for the system
+# python3, pip for another python3 first on PATH (pyenv, a venv: no PEP 668 lock). The CUDA Toolkit 13
 # (nvcc, CCCL) must already be installed, at /usr/local/cuda or on PATH.
 set -euo pipefail
 need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 [ -f /usr/include/doctest/doctest.h ] || need+=(doctest-dev)
+pip_numpy=0
+if ! command -v python3 >/dev/null; then
+  need+=(python3 python3-numpy)
+elif ! python3 -c 'import numpy' 2>/dev/null; then
+  case "$(command -v python3)" in
+    /usr/bin/python3) need+=(python3-numpy) ;;
+    *) pip_numpy=1 ;;
+  esac
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing: ${need[*]}"
   sudo=""
@@ -20,6 +31,10 @@ if [ ${#need[@]} -gt 0 ]; then
     exit 1
   fi
   rm -f "$log"
+fi
+if [ $pip_numpy -eq 1 ]; then
+  echo "== installing numpy with pip for $(command -v python3)"
+  python3 -m pip install -q numpy || { echo "install-deps: pip install numpy failed" >&2; exit 1; }
 fi
 export PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null || { echo "install-deps: nvcc (CUDA Toolkit 13) not found; install the CUDA Toolkit" >&2; exit 1; }
