@@ -29,10 +29,11 @@ void methods_case(rng_t& g, writer& w, record& rec, const char* name, Fn fn) {
   auto x = make_operand<T>(g, s, how, true);
   rec.add("inputs", "[" + x.json(w) + "]");
   const int nd = s.size();
-  const int form = static_cast<int>(uniform(g, 0, 2));  // 0 default axis, 1 axis, 2 (reduce) axis + keepdims
+  // 0 default axis, 1 axis; reduce only: 2 axis + keepdims, 3 keepdims alone (the default axis 0)
+  const int form = static_cast<int>(uniform(g, 0, method == 0 ? 3 : 1));
   const int ax = static_cast<int>(chance(g, 0.05) ? uniform(g, -nd - 2, nd + 1) : nd ? uniform(g, -nd, nd - 1) : 0);
   const std::string axs = "ufunc::axis(" + std::to_string(ax) + ")";
-  if (form > 0) rec.add("axis", std::to_string(ax));
+  if (form == 1 || form == 2) rec.add("axis", std::to_string(ax));
   rec.add("form", std::to_string(form));
   if (method == 0) {
     rec.add("method", jstr("reduce"));
@@ -43,9 +44,12 @@ void methods_case(rng_t& g, writer& w, record& rec, const char* name, Fn fn) {
     } else if (form == 1) {
       rec.add("call", jstr(pre + ", " + axs + ")"));
       run_case(rec, [&] { put_result(rec, w, "result", f.reduce(x.view, ufunc::axis(ax))); });
-    } else {
+    } else if (form == 2) {
       rec.add("call", jstr(pre + ", " + axs + ", ufunc::keepdims)"));
       run_case(rec, [&] { put_result(rec, w, "result", f.reduce(x.view, ufunc::axis(ax), ufunc::keepdims)); });
+    } else {
+      rec.add("call", jstr(pre + ", ufunc::keepdims)"));
+      run_case(rec, [&] { put_result(rec, w, "result", f.reduce(x.view, ufunc::keepdims)); });
     }
   } else {
     rec.add("method", jstr("accumulate"));

@@ -55,10 +55,12 @@ def _int_sum_narrow(ctx):
 
 
 def _empty_minmax(ctx):
-    """min/max/argmin/argmax reducing a zero-length axis to an empty result:
-    ufunc returns the empty array, NumPy raises ValueError."""
-    return (ctx.cat == "reduce" and ctx.op in ("min", "max", "argmin", "argmax") and ctx.got is not None
-            and ctx.got.size == 0 and isinstance(ctx.want_err, ValueError))
+    """min/max/argmin/argmax, or f.reduce of a function without identity,
+    reducing a zero-length axis to an empty result: ufunc returns the empty
+    array, NumPy raises ValueError."""
+    no_identity = ((ctx.cat == "reduce" and ctx.op in ("min", "max", "argmin", "argmax"))
+                   or (ctx.cat == "methods" and ctx.case.get("method") == "reduce"))
+    return no_identity and ctx.got is not None and ctx.got.size == 0 and isinstance(ctx.want_err, ValueError)
 
 
 def _zero_d_axis(ctx):
@@ -86,6 +88,27 @@ def _custom_no_identity(ctx):
             and ctx.op in ("add", "multiply", "hypot"))
 
 
+def _accumulate_0d(ctx):
+    """f.accumulate of a 0-d array: both refuse it, ufunc with shape_error (no
+    axis to scan), NumPy with TypeError ("cannot accumulate on a scalar")."""
+    return (ctx.cat == "methods" and ctx.case.get("method") == "accumulate" and ctx.got_err is not None
+            and ctx.got_err["type"] == "shape_error" and isinstance(ctx.want_err, TypeError)
+            and ctx.ins[0][1].ndim == 0)
+
+
+def _hypot_single(ctx):
+    """f.reduce of the hypot lambda over an axis of length 1: with no identity
+    the one element is the result (x); NumPy starts from hypot's identity 0 and
+    gives hypot(0, x) = |x|."""
+    c = ctx.case
+    if not (ctx.cat == "methods" and c.get("method") == "reduce" and ctx.op == "hypot" and ctx.got is not None
+            and ctx.want is not None and ctx.got.shape == ctx.want.shape):
+        return False
+    x = ctx.ins[0][1]
+    ax = c.get("axis", 0)
+    return x.ndim > 0 and x.shape[ax] == 1 and np.array_equal(np.abs(ctx.got), ctx.want, equal_nan=True)
+
+
 KNOWN = [
     dict(name="int-sum-prod-narrow", tag="fix:int-widening", applies=_int_sum_narrow,
          reason="integer sum/prod accumulate in the C++ op's result type; NumPy widens int8..int32 "
@@ -99,4 +122,9 @@ KNOWN = [
     dict(name="custom-no-identity", tag="deliberate", applies=_custom_no_identity,
          reason="a vectorized lambda has no identity (README: f.reduce has none); NumPy's built-in "
                 "ufuncs do"),
+    dict(name="custom-reduce-single-element", tag="deliberate", applies=_hypot_single,
+         reason="without an identity a length-1 reduction is the element itself; NumPy's hypot "
+                "combines it with its identity 0 (abs)"),
+    dict(name="accumulate-0d-error-class", tag="deliberate", applies=_accumulate_0d,
+         reason="a 0-d array has no axis: ufunc's shape errors are shape_error; NumPy says TypeError"),
 ]

@@ -255,7 +255,7 @@ operand<T> make_operand(rng_t& g, const shape& want, values how, bool specials, 
     } else {
       start = n - 1 - lead;  // walks down from here
       stop = m == 0 ? start : start + (m - 1) * step - 1 - uniform(g, 0, -step - 1);
-      if (stop < 0) stop = -n - 1 - uniform(g, 0, 3);  // before the first element: a negative stop would wrap
+      if (stop < 0 && m > 0) stop = -n - 1 - uniform(g, 0, 3);  // before the first element: a negative stop would wrap
     }
     if (start >= 0 && start < n && chance(g, 0.3)) start -= n;
     if (stop >= 0 && stop <= n && chance(g, 0.3) && stop - n < 0) stop -= n;

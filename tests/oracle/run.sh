@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The NumPy oracle: for every category, ufunc_oracle_gen writes CASES seeded
-# random cases (default 2000) at OMP_NUM_THREADS=16 and again at 1; check.py
+# random cases (default 5000) at OMP_NUM_THREADS=16 and again at 1; check.py
 # recomputes both with NumPy and compares the two runs byte for byte (float
 # reductions excepted: their rounding may depend on how the work is split, and
 # both runs are checked against NumPy's result within the documented bound).
@@ -14,7 +14,7 @@ out=${2:-$(mktemp -d)}
 mkdir -p "$out"
 py=${PYTHON:-python3}
 "$py" -c 'import numpy' 2>/dev/null || py=python3  # CMake's Python may not be the one with NumPy
-cases=${CASES:-2000}
+cases=${CASES:-5000}
 seed=${SEED:-20261125}
 threads=(${THREADS:-16 1})
 "$py" -c 'import numpy' || { echo "ufunc_oracle: NumPy is missing (scripts/install-deps.sh installs it)"; exit 1; }
