@@ -45,12 +45,13 @@ void binary_case(rng_t& g, writer& w, record& rec, const char* name, F fn) {
   const auto shp = broadcast_operands(g, s, 2, clash);
   const bool arith = std::string(name) == "add" || std::string(name) == "subtract" || std::string(name) == "multiply";
   const values how = arith ? values::bounded : values::full;
+  // 0-3 new array, 4 out view, 5 in place, 6 a C++ scalar as the second argument
+  const int mode = clash ? 0 : static_cast<int>(uniform(g, 0, 6));
   auto x = make_operand<T>(g, shp[0], how, true);
-  auto y = make_operand<T>(g, shp[1], how, true);
+  auto y = make_operand<T>(g, mode == 6 ? shape{} : shp[1], how, true);
   rec.add("op", jstr(name));
   rec.add("dtype", jstr(dtype_name<T>()));
   rec.add("inputs", "[" + x.json(w) + "," + y.json(w) + "]");
-  const int mode = clash ? 0 : static_cast<int>(uniform(g, 0, 5));  // 0-3 new array, 4 out view, 5 in place
   std::string call = std::string("ufunc::vectorize(") + name + ")(x0, x1)";
   if (mode == 5 && std::is_same_v<R, T> && shp[0] == s) {
     rec.add("out_is_input", "0");
@@ -67,6 +68,10 @@ void binary_case(rng_t& g, writer& w, record& rec, const char* name, F fn) {
       f(x.view, y.view, ufunc::out(o.view));
       put_result(rec, w, "out_base", o.base);
     });
+  } else if (mode == 6) {  // NumPy: the 0-d array x1 (same dtype, so the same result type)
+    const T v = y.host[0];
+    rec.add("call", jstr(std::string("ufunc::vectorize(") + name + ")(x0, " + dtype_name<T>() + " scalar x1)"));
+    run_case(rec, [&] { put_result(rec, w, "result", f(x.view, v)); });
   } else {
     rec.add("call", jstr(call));
     run_case(rec, [&] { put_result(rec, w, "result", f(x.view, y.view)); });

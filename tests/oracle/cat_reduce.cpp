@@ -10,10 +10,11 @@ namespace reduce_impl {
 template <bool arg, class R, class T>
 void reduce_with(rng_t& g, writer& w, record& rec, const char* name, const R& red, const operand<T>& x) {
   const int nd = x.view.ndim();
-  // form 0: whole array -> host value; 1: axes; 2: axes + keepdims; 3: keepdims alone (all axes)
-  const int form = static_cast<int>(uniform(g, 0, 3));
+  // form 0: whole array -> host value; 1: axes; 2: axes + keepdims; 3: keepdims alone (all axes);
+  // 4: axes into out (a view of the result's type with a random layout)
+  const int form = static_cast<int>(uniform(g, 0, 4));
   std::vector<int> ax;
-  if (form == 1 || form == 2) {
+  if (form == 1 || form == 2 || form == 4) {
     if constexpr (arg) {
       ax.push_back(static_cast<int>(uniform(g, -nd - 1, nd)));  // sometimes out of range
     } else {
@@ -27,7 +28,7 @@ void reduce_with(rng_t& g, writer& w, record& rec, const char* name, const R& re
   for (std::size_t i = 0; i < ax.size(); ++i) axs += (i ? "," : "") + std::to_string(ax[i]);
   rec.add("op", jstr(name));
   rec.add("form", std::to_string(form));
-  if (form == 1 || form == 2) rec.add("axes", jlist(ax));
+  if (form == 1 || form == 2 || form == 4) rec.add("axes", jlist(ax));
   const std::string axarg = arg ? "ufunc::axis(" + axs + ")" : "ufunc::axes{" + axs + "}";
   switch (form) {
     case 0:
@@ -46,6 +47,26 @@ void reduce_with(rng_t& g, writer& w, record& rec, const char* name, const R& re
       run_case(rec, [&] {
         if constexpr (arg) put_result(rec, w, "result", red(x.view, ufunc::axis(ax[0]), ufunc::keepdims));
         else put_result(rec, w, "result", red(x.view, ufunc::axes(ax), ufunc::keepdims));
+      });
+      break;
+    case 4:
+      rec.add("call", jstr(std::string("ufunc::") + name + "(x0, " + axarg + ", ufunc::out(o))"));
+      run_case(rec, [&] {
+        // The result's type and shape from a call without out (which throws
+        // where the out call would, for a bad axis).
+        auto r = [&] {
+          if constexpr (arg) return red(x.view, ufunc::axis(ax[0]));
+          else return red(x.view, ufunc::axes(ax));
+        }();
+        using Res = typename decltype(r)::value_type;
+        auto o = make_operand<Res>(g, r.shape(), values::full, false);
+        rec.add("out", o.json(w));
+        if constexpr (arg) red(x.view, ufunc::axis(ax[0]), ufunc::out(o.view));
+        else red(x.view, ufunc::axes(ax), ufunc::out(o.view));
+        std::vector<int> id(static_cast<std::size_t>(o.view.ndim()));
+        for (std::size_t i = 0; i < id.size(); ++i) id[i] = static_cast<int>(i);
+        put_result(rec, w, "result", ufunc::transpose(o.view, id));  // the view's elements, contiguous
+        put_result(rec, w, "out_base", o.base);
       });
       break;
     default:

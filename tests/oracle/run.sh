@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The NumPy oracle: for every category, ufunc_oracle_gen writes CASES seeded
-# random cases (default 5000) at OMP_NUM_THREADS=16 and again at 1; check.py
-# recomputes both with NumPy and compares the two runs byte for byte (float
-# reductions excepted: their rounding may depend on how the work is split, and
-# both runs are checked against NumPy's result within the documented bound).
-#   tests/oracle/run.sh GEN [OUTDIR]     env: CASES (per category), SEED, CATEGORIES, THREADS ("16 1")
+# random cases (default 5000) at OMP_NUM_THREADS=16 and again at 1 and 2; check.py
+# recomputes every run with NumPy and compares the later runs with the first byte
+# for byte (float reductions excepted: their rounding may depend on how the work
+# is split; each run is checked against NumPy within the documented bound).
+#   tests/oracle/run.sh GEN [OUTDIR]     env: CASES (per category), SEED, CATEGORIES, THREADS ("16 1 2")
 # Many more on demand: CASES=100000 tests/oracle/run.sh build/tests/oracle/ufunc_oracle_gen
 # Exit 77 when the generator cannot run (a CUDA build without a GPU).
 set -uo pipefail
@@ -16,7 +16,7 @@ py=${PYTHON:-python3}
 "$py" -c 'import numpy' 2>/dev/null || py=python3  # CMake's Python may not be the one with NumPy
 cases=${CASES:-5000}
 seed=${SEED:-20261125}
-threads=(${THREADS:-16 1})
+threads=(${THREADS:-16 1 2})
 "$py" -c 'import numpy' || { echo "ufunc_oracle: NumPy is missing (scripts/install-deps.sh installs it)"; exit 1; }
 cats=${CATEGORIES:-$("$gen" --category list)}
 rc=0
