@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks for building and testing ufunc:
 # cmake, ninja and doctest from apt (as root, or through sudo), and NumPy for the
-# python3 on PATH (pip; the benchmarks' host peer and their quick mode in CI:
-# bench/peers/peers.py). The CUDA Toolkit 13
+# python3 on PATH (the NumPy oracle test, tests/oracle, and the benchmarks' host peer
+# and quick mode, bench/peers/peers.py): apt's python3-numpy for the system python3,
+# pip for another python3 first on PATH (pyenv, a venv). The CUDA Toolkit 13
 # (nvcc, CCCL) must already be installed, at /usr/local/cuda or on PATH.
 set -euo pipefail
 need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 [ -f /usr/include/doctest/doctest.h ] || need+=(doctest-dev)
+if ! command -v python3 >/dev/null; then
+  need+=(python3 python3-numpy)
+elif ! python3 -c 'import numpy' 2>/dev/null; then
+  case "$(command -v python3)" in
+    /usr/bin/python3) need+=(python3-numpy) ;;
+    *) ;;  # another python3 (pyenv, a venv): pip, below
+  esac
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing: ${need[*]}"
   sudo=""

@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+"""Recomputes every case of a ufunc_oracle_gen run with NumPy and compares.
+
+    check.py PREFIX [--same-as OTHER_PREFIX] [--gen PATH]
+
+PREFIX.jsonl holds one JSON line per case, PREFIX.bin its arrays (README.md in
+this folder). A case passes when ufunc and NumPy agree:
+  - both raise: ufunc's typed error must match NumPy's exception class
+    (shape_error -> ValueError or IndexError, value_error -> ValueError);
+  - both return: same shape, same dtype, and values
+      * integers and bools: exactly;
+      * floats, single correctly rounded operations (add, subtract, multiply,
+        maximum, minimum, comparisons, copies, transposes, slices): exactly
+        (NaN equals NaN);
+      * hypot: within 2 ulp of NumPy's (libm and CUDA differ in the last bits);
+      * anything else (sums, means, products, accumulate, matmul, fused
+        expressions): within a bound against a float64 reference computed from
+        the same inputs (see tolerance()), with non-finite references matched
+        exactly;
+  - or the difference is explained by an entry of known_differences.py (each
+    with its reason and the fix that will remove it); the count per entry is
+    printed, so an entry that stops matching after its fix can be deleted.
+Anything else fails with a reproducer: the case's seed/category/index, the
+command that regenerates it alone, the shapes, dtypes, inputs when small, the
+one-line C++ call, and both results.
+
+--same-as: also compares this run's results byte for byte with another run of
+the same seed (another OMP thread count), except float reductions, which may
+differ in rounding within their bound (both runs are checked against NumPy).
+"""
+import json
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import known_differences  # noqa: E402
+
+warnings.simplefilter("ignore")  # NaN means, overflow in int8 arithmetic: expected
+np.seterr(all="ignore")
+
+ERROR_CLASSES = {"shape_error": (ValueError, IndexError), "value_error": (ValueError,)}
+
+
+class Blob:
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            self.data = f.read()
+
+    def arr(self, d):
+        shape = tuple(d["shape"])
+        n = int(np.prod(shape, dtype=np.int64))
+        a = np.frombuffer(self.data, dtype=np.dtype(d["dtype"]), count=n, offset=d["off"])
+        return a.reshape(shape).copy()
+
+    def raw(self, d):
+        n = int(np.prod(d["shape"], dtype=np.int64)) * np.dtype(d["dtype"]).itemsize
+        return self.data[d["off"]: d["off"] + n]
+
+
+try:
+    from numpy.lib.array_utils import normalize_axis_index  # NumPy >= 2
+except ImportError:
+    from numpy.core.multiarray import normalize_axis_index  # NumPy 1.x (Debian 12: 1.24)
+
+
+def slice_axis(v, axis, start, stop, step):
+    axis = normalize_axis_index(axis, v.ndim)  # AxisError (a ValueError and an IndexError)
+    idx = [slice(None)] * v.ndim
+    idx[axis] = slice(start, stop, step)
+    return v[tuple(idx)]
+
+
+def operand(blob, spec):
+    """(base, view): the case's input rebuilt with NumPy indexing."""
+    base = blob.arr(spec["base"])
+    v = base
+    for axis, start, stop, step in spec["slices"]:
+        v = slice_axis(v, axis, start, stop, step)
+    if spec["perm"] is not None:
+        v = v.transpose(spec["perm"])
+    return base, v
+
+
+def operand_mask(spec, inside):
+    """Marks (in a boolean array of the base's shape) the elements of the view."""
+    v = inside
+    for axis, start, stop, step in spec["slices"]:
+        v = slice_axis(v, axis, start, stop, step)
+    v[...] = True
+
+
+BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
+          "minimum": np.minimum, "hypot": np.hypot, "less": np.less, "not_equal": np.not_equal}
+
+
+def ufunc_of(name, dtype):
+    if name == "subtract" and dtype == np.bool_:
+        return np.not_equal  # C++ bool(a - b) is a xor b; NumPy has no bool subtract
+    return BINARY[name]
+
+
+def is_float(dt):
+    return np.issubdtype(dt, np.floating)
+
+
+def numpy_expected(c, blob, ins):
+    """NumPy's result for case c: an ndarray (or ('out', base)); raises NumPy's error."""
+    cat, op = c["cat"], c["op"]
+    dt = np.dtype(c["dtype"]) if "dtype" in c else None
+    x = [v for _, v in ins]
+    if cat == "binary":
+        f = ufunc_of(op, dt)
+        if "out_is_input" in c:
+            base0 = ins[0][0]
+            f(x[0], x[1], out=x[0])
+            return ("out", base0)
+        if "out" in c:
+            obase, ov = operand(blob, c["out"])
+            f(x[0], x[1], out=ov)
+            return ("out", obase)
+        return np.asarray(f(x[0], x[1]))
+    if cat == "reduce":
+        f = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "mean": np.mean,
+             "argmin": np.argmin, "argmax": np.argmax}[op]
+        form = c["form"]
+        arg = op.startswith("arg")
+        if form == 0:
+            return np.asarray(f(x[0]))
+        if form == 3:
+            return np.asarray(f(x[0], keepdims=True))
+        axes = c["axes"][0] if arg else tuple(c["axes"])
+        if form == 4 and "out" in c:
+            obase, ov = operand(blob, c["out"])
+            f(x[0], axis=axes, out=ov)
+            return ("outview", np.copy(ov, order="C"), obase)
+        return np.asarray(f(x[0], axis=axes, keepdims=form == 2))
+    if cat == "methods":
+        f = ufunc_of(op, dt)
+        m = c["method"]
+        if m == "outer":
+            return np.asarray(f.outer(x[0], x[1]))
+        kw = {"axis": c["axis"]} if "axis" in c else {}
+        if m == "reduce":
+            return np.asarray(f.reduce(x[0], dtype=dt, keepdims=c["form"] >= 2, **kw))
+        return np.asarray(f.accumulate(x[0], dtype=dt, **kw))
+    if cat == "matmul":
+        return np.asarray(np.matmul(x[0], x[1]))
+    if cat == "transpose":
+        return np.copy(np.transpose(x[0], c.get("axes")), order="C")  # ascontiguousarray makes 0-d 1-d
+    if cat.startswith("sliced"):
+        v = ins[0][0]
+        for step in c["chain"]:
+            if step[0] == "slice":
+                v = slice_axis(v, *step[1:])
+            elif step[0] == "transpose":
+                v = v.T
+            else:
+                v = v.transpose(step[1])
+        return np.copy(v, order="C")
+    if cat == "lazy":
+        form = c["form"]
+        add, mul, sub = ufunc_of("add", dt), ufunc_of("multiply", dt), ufunc_of("subtract", dt)
+        if form == 0:
+            return np.asarray(add(mul(x[0], x[1]), x[2]))
+        if form == 1:  # C++'s arithmetic conversions: compute in the result type
+            rt = np.dtype(c["result"]["dtype"]) if "result" in c else np.result_type(dt, np.int32)
+            y = [a.astype(rt) for a in x]
+            return np.asarray(y[0] * y[1] - y[2])
+        if form == 2:
+            return np.asarray(sub(mul(x[0], x[1]), x[2]))
+        if form == 3:
+            return np.asarray(np.sum(mul(x[0], x[1]), axis=tuple(c["axes"]), keepdims=c["keepdims"]))
+        return np.asarray(np.max(add(x[0], x[1])))
+    raise RuntimeError("check.py: unknown category " + cat)
+
+
+def float_reduction(c):
+    """Cases whose float result depends on the order of a reduction."""
+    if not is_float(np.dtype(c.get("dtype", "int8"))):
+        return False
+    return ((c["cat"] == "reduce" and c["op"] in ("sum", "prod", "mean"))
+            or (c["cat"] == "methods" and c["method"] != "outer" and c["op"] != "maximum")
+            or c["cat"] == "matmul" or (c["cat"] == "lazy" and c["form"] == 3))
+
+
+def tolerance(c, ins, want):
+    """(reference in float64, bound) for float results that are not exact, else None.
+
+    A reduction of n terms in any order (a tree, pairwise, chunks) is within
+    (ceil(log2 n) + 2) * eps * sum|x| of the exact sum for a tree, n * eps * sum|x|
+    for a sequential scan; products within (n + 2) * eps * |p|; a fused
+    multiply-add within 2 * eps * (|a b| + |c|); matmul within (k + 2) * eps * (|A| @ |B|).
+    eps is the result type's machine epsilon.
+    """
+    cat, op = c["cat"], c["op"]
+    dt = want.dtype
+    if not is_float(dt):
+        return None
+    eps = float(np.finfo(dt).eps)
+    x = [v.astype(np.float64) for _, v in ins]
+    if cat == "binary" or cat in ("transpose",) or cat.startswith("sliced"):
+        if op == "hypot":  # against NumPy's own float result (also an out's whole base)
+            ref = want.astype(np.float64)
+            return ref, 2 * eps * np.abs(ref)
+        return None
+    if cat == "reduce":
+        if op in ("min", "max", "argmin", "argmax"):
+            return None
+        form = c["form"]
+        axes = None if form in (0, 3) else tuple(c["axes"])
+        keep = form in (2, 3)
+        n = x[0].size // max(want.size, 1) if want.size else 0
+        if op == "prod":
+            ref = np.prod(x[0], axis=axes, keepdims=keep)
+            return ref, (n + 2) * eps * np.abs(ref)
+        ref = np.sum(x[0], axis=axes, keepdims=keep)
+        b = (math.ceil(math.log2(max(n, 2))) + 2) * eps * np.sum(np.abs(x[0]), axis=axes, keepdims=keep)
+        if op == "mean":
+            m = np.mean(x[0], axis=axes, keepdims=keep)  # NaN for an empty input
+            return m, b / max(n, 1) + eps * np.abs(m)
+        return ref, b
+    if cat == "methods":
+        m = c["method"]
+        if m == "outer":
+            return (np.hypot.outer(x[0], x[1]), 2 * eps * np.abs(np.hypot.outer(x[0], x[1]))) if op == "hypot" else None
+        if op == "maximum":
+            return None
+        ax = c.get("axis", 0)
+        n = x[0].shape[ax] if x[0].ndim else 1
+        f = {"add": np.add, "multiply": np.multiply, "hypot": np.hypot}[op]
+        if m == "reduce":
+            keep = c["form"] >= 2
+            ref = f.reduce(x[0], axis=ax, keepdims=keep)
+            scale = np.add.reduce(np.abs(x[0]), axis=ax, keepdims=keep) if op == "add" else np.abs(ref)
+        else:
+            ref = f.accumulate(x[0], axis=ax)
+            scale = np.add.accumulate(np.abs(x[0]), axis=ax) if op == "add" else np.abs(ref)
+        return ref, (n + 2) * 2 * eps * scale
+    if cat == "matmul":
+        ref = np.matmul(x[0], x[1])
+        k = x[0].shape[-1]
+        return ref, (k + 2) * eps * np.matmul(np.abs(x[0]), np.abs(x[1]))
+    if cat == "lazy":
+        form = c["form"]
+        if form in (0, 1, 2):
+            prod = x[0] * x[1]
+            ref = prod + x[2] if form == 0 else prod - x[2]
+            return ref, 2 * eps * (np.abs(prod) + np.abs(x[2]))
+        if form == 3:
+            prod = x[0] * x[1]
+            axes = tuple(c["axes"])
+            ref = np.sum(prod, axis=axes, keepdims=c["keepdims"])
+            n = prod.size // max(want.size, 1) if want.size else 0
+            b = (math.ceil(math.log2(max(n, 2))) + 3) * eps * np.sum(np.abs(prod), axis=axes, keepdims=c["keepdims"])
+            return ref, b
+        return None
+    return None
+
+
+def values_match(c, ins, got, want):
+    """None when got matches want (already of one shape), else a short reason."""
+    if not is_float(want.dtype) or not is_float(got.dtype):
+        return None if np.array_equal(got, want) else "values differ"
+    tol = tolerance(c, ins, want)
+    if tol is None:
+        return None if np.array_equal(got, want, equal_nan=True) else "values differ (exact comparison)"
+    ref, bound = tol
+    ref = np.broadcast_to(np.asarray(ref, dtype=np.float64), got.shape)
+    bound = np.broadcast_to(np.asarray(bound, dtype=np.float64), got.shape)
+    g = got.astype(np.float64)
+    finite = np.isfinite(ref) & np.isfinite(bound)
+    ok_fin = np.abs(g - ref) <= bound + np.finfo(got.dtype).tiny
+    # Non-finite reference: the same class (NaN, or inf of the same sign); a
+    # float32 result may also overflow where the float64 reference does not.
+    ok_inf = (np.isnan(g) & np.isnan(ref)) | (g == ref)
+    ok = np.where(finite, ok_fin & np.isfinite(g), ok_inf) | (np.isinf(g) & ~np.isfinite(want.astype(np.float64)) & (g == want))
+    if ok.all():
+        return None
+    i = np.unravel_index(int(np.argmin(ok.reshape(-1))), ok.shape) if ok.ndim else ()
+    return "outside the bound at %s: ufunc %r, reference %r, bound %r" % (i, g[i], ref[i], bound[i])
+
+
+def fmt_small(a):
+    if a.size <= 24:
+        return np.array2string(a, separator=", ", threshold=24).replace("\n", " ")
+    return "(%d elements)" % a.size
+
+
+def check_file(prefix, gen):
+    blob = Blob(prefix + ".bin")
+    counts, known, failures = {}, {}, []
+    with open(prefix + ".jsonl") as f:
+        for line in f:
+            c = json.loads(line)
+            key = c["cat"]
+            counts[key] = counts.get(key, 0) + 1
+            ins = [operand(blob, s) for s in c.get("inputs", [])]
+            got_err = c.get("error")
+            got, want_base = None, None
+            if "result" in c:
+                got = blob.arr(c["result"])
+            elif "out_base" in c:
+                got = blob.arr(c["out_base"])
+            want, want_err = None, None
+            try:
+                # fresh copies: an in-place or out case writes into them
+                w = numpy_expected(c, blob, [operand(blob, s) for s in c.get("inputs", [])])
+                want = w[1] if isinstance(w, tuple) else w
+                if isinstance(w, tuple) and w[0] == "outview":  # the view compared below, the rest of its base here
+                    want_base = w[2]
+            except Exception as e:  # noqa: BLE001 (NumPy's error is the expectation)
+                want_err = e
+            problem = None
+            if got_err and want_err is not None:
+                if not isinstance(want_err, ERROR_CLASSES.get(got_err["type"], ())):
+                    problem = "ufunc raised %s, NumPy %s" % (got_err["type"], type(want_err).__name__)
+            elif got_err:
+                problem = "ufunc raised %s (%s); NumPy returned shape %s" % (got_err["type"], got_err["what"], want.shape)
+            elif want_err is not None:
+                problem = "NumPy raised %s (%s); ufunc returned shape %s" % (type(want_err).__name__, want_err, got.shape)
+            elif got.shape != want.shape:
+                problem = "shape: ufunc %s, NumPy %s" % (got.shape, want.shape)
+            elif got.dtype != want.dtype:
+                problem = "dtype: ufunc %s, NumPy %s" % (got.dtype, want.dtype)
+                if values_match(c, ins, got, want.astype(got.dtype) if not is_float(got.dtype) else want) is not None:
+                    problem += "; values differ too"
+            else:
+                problem = values_match(c, ins, got, want)
+            if problem is None and want_base is not None:
+                inside = np.zeros(want_base.shape, dtype=bool)
+                operand_mask(c["out"], inside)
+                got_base = blob.arr(c["out_base"])
+                if not np.array_equal(got_base[~inside], want_base[~inside], equal_nan=is_float(want_base.dtype)):
+                    problem = "out: elements outside the out view changed"
+            if problem is None:
+                continue
+            ctx = known_differences.Context(c, ins, got, got_err, want, want_err, problem)
+            entry = next((k for k in known_differences.KNOWN if k["applies"](ctx)), None)
+            if entry is not None:
+                known[entry["name"]] = known.get(entry["name"], 0) + 1
+                continue
+            failures.append(reproducer(c, ins, got, got_err, want, want_err, problem, prefix, gen))
+    return counts, known, failures
+
+
+def reproducer(c, ins, got, got_err, want, want_err, problem, prefix, gen):
+    lines = ["FAIL %s seed %s index %s: %s" % (c["cat"], c["seed"], c["index"], problem),
+             "  rerun alone: %s --category %s --seed %s --first %s --cases 1 --out /tmp/case && %s %s /tmp/case"
+             % (gen or "ufunc_oracle_gen", c["cat"], c["seed"], c["index"], sys.executable, os.path.abspath(__file__)),
+             "  call: " + c.get("call", "?")]
+    for i, spec in enumerate(c.get("inputs", [])):
+        base, v = ins[i]
+        lines.append("  x%d: %s %s = base %s%s%s; values %s" % (
+            i, v.dtype, v.shape, tuple(base.shape),
+            "".join(".sliced(%d, %d, %d, %d)" % tuple(s) for s in spec["slices"]),
+            ".permuted(%s)" % spec["perm"] if spec["perm"] is not None else "", fmt_small(v)))
+    for k in ("axes", "axis", "form", "method", "keepdims", "chain"):
+        if k in c:
+            lines.append("  %s: %s" % (k, c[k]))
+    lines.append("  ufunc: " + ("%s: %s" % (got_err["type"], got_err["what"]) if got_err else
+                                "%s %s %s" % (got.dtype, got.shape, fmt_small(got))))
+    lines.append("  numpy: " + ("%s: %s" % (type(want_err).__name__, want_err) if want_err is not None else
+                                "%s %s %s" % (want.dtype, want.shape, fmt_small(want))))
+    return "\n".join(lines)
+
+
+def compare_runs(a, b):
+    """Cases of run a whose results are not byte-identical to run b's (float reductions excepted)."""
+    ba, bb = Blob(a + ".bin"), Blob(b + ".bin")
+    diffs, compared, skipped, skipped_same = [], 0, 0, 0
+    with open(a + ".jsonl") as fa, open(b + ".jsonl") as fb:
+        for la, lb in zip(fa, fb):
+            ca, cb = json.loads(la), json.loads(lb)
+            key = "result" if "result" in ca else "out_base" if "out_base" in ca else None
+            same = (ca.get("error") == cb.get("error") and (key is None or (
+                key in cb and ca[key]["shape"] == cb[key]["shape"] and ca[key]["dtype"] == cb[key]["dtype"]
+                and ba.raw(ca[key]) == bb.raw(cb[key]))))
+            if float_reduction(ca):
+                skipped += 1
+                skipped_same += same
+                continue
+            compared += 1
+            if not same:
+                diffs.append("%s seed %s index %s: %s" % (ca["cat"], ca["seed"], ca["index"], ca.get("call")))
+    return compared, skipped, skipped_same, diffs
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        print(__doc__)
+        return 2
+    prefix, other, gen = args[0], None, None
+    if "--same-as" in args:
+        other = args[args.index("--same-as") + 1]
+    if "--gen" in args:
+        gen = args[args.index("--gen") + 1]
+    counts, known, failures = check_file(prefix, gen)
+    total = sum(counts.values())
+    summary = ", ".join("%s %d" % kv for kv in sorted(counts.items()))
+    print("oracle %s: %d cases (%s), %d failed; known differences: %s" % (
+        os.path.basename(prefix), total, summary, len(failures),
+        ", ".join("%s %d" % kv for kv in sorted(known.items())) or "none"))
+    for f in failures[:20]:
+        print(f)
+    if len(failures) > 20:
+        print("... and %d more" % (len(failures) - 20))
+    rc = 1 if failures else 0
+    if other:
+        compared, skipped, skipped_same, diffs = compare_runs(prefix, other)
+        print("threads: %d cases byte-identical to %s, %d differ; %d float reductions checked against NumPy "
+              "instead (%d of them identical too)"
+              % (compared - len(diffs), os.path.basename(other), len(diffs), skipped, skipped_same))
+        for d in diffs[:20]:
+            print("  DIFFERS " + d)
+        if diffs:
+            rc = 1
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
