@@ -80,16 +80,21 @@ fi
 # cudaErrorMemoryAllocation and cudaErrorInvalidDevice on purpose (they check the
 # typed exceptions); the sanitizers' verdict is on memory accesses, races and
 # barriers.
+# sanitize TOOL SHARD NSHARDS [tool args]: one tool over the unit tests (the
+# SHARD-th of NSHARDS contiguous ranges of test cases, doctest's --first/--last)
+# and, in shard 0, the examples.
 sanitize() {
-  local tool=$1
-  shift
+  local tool=$1 shard=$2 nshards=$3
+  shift 3
   local log=${SAN_LOG:-$OUT/sanitize.log}  # one file for all tools ($OUT returns few files)
-  echo "######## $tool" >> "$log"
+  echo "######## $tool (shard $((shard + 1)) of $nshards)" >> "$log"
   for exe in "$BUILD/tests/ufunc_tests" "$BUILD"/examples/example_*; do
     [ -x "$exe" ] || continue
-    [ "${SANITIZE_EXAMPLES:-1}" = 0 ] && [ "$(basename "$exe")" != ufunc_tests ] && continue
     local name
     name=$(basename "$exe")
+    if [ "$name" != ufunc_tests ]; then
+      [ "${SANITIZE_EXAMPLES:-1}" = 0 ] || [ "$shard" != 0 ] && continue
+    fi
     case $name in
       # traps on purpose (UFUNC_DEBUG); long runs whose kernels the unit tests
       # cover under every tool (naive matmul at 4096^3, sums up to 2^27)
@@ -101,12 +106,21 @@ sanitize() {
     if [ "$name" = ufunc_tests ]; then
       args=(--test-case-exclude='*2^31*')
       [ -n "${SAN_TESTS:-$TESTS}" ] && args+=(--test-case="${SAN_TESTS:-$TESTS}")
+      if [ "$nshards" -gt 1 ]; then
+        local n
+        n=$("$exe" "${args[@]}" --list-test-cases | sed -n 's/.*passing the current filters: \([0-9]*\).*/\1/p')
+        args+=(--first=$((shard * n / nshards + 1)) --last=$(((shard + 1) * n / nshards)))
+      fi
     fi
     echo "-- $exe ${args[*]}" >> "$log"
-    compute-sanitizer --tool "$tool" "$@" --report-api-errors no --error-exitcode 97 "$exe" "${args[@]}" \
-      >> "$log" 2>&1
+    local t0=$SECONDS
+    timeout "${SAN_TIMEOUT:-36000}" compute-sanitizer --tool "$tool" "$@" --report-api-errors no --error-exitcode 97 \
+      "$exe" "${args[@]}" >> "$log" 2>&1
     local rc=$?
-    echo "$tool $name: rc=$rc $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)"
+    local what
+    what=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
+    [ $rc -eq 124 ] && what="TIMED OUT after ${SAN_TIMEOUT:-} s"
+    echo "$tool $name ${args[*]:1}: rc=$rc $what, $((SECONDS - t0)) s"
     [ $rc -eq 0 ] || status=1
   done
 }
@@ -114,30 +128,34 @@ sanitize() {
 san_args() {
   case $1 in racecheck) echo --racecheck-report all ;; esac
 }
-if [ "${SAN_PARALLEL:-0}" = 1 ]; then
-  tools=()
-  for t in memcheck racecheck synccheck initcheck; do want $t && tools+=("$t"); done
-  if [ ${#tools[@]} -gt 0 ]; then
-    step "compute-sanitizer ${tools[*]}, side by side"
-    t0=$SECONDS
-    pids=()
-    for t in "${tools[@]}"; do
+tools=()
+for t in memcheck racecheck synccheck initcheck; do want $t && tools+=("$t"); done
+nshards=${SAN_SHARDS:-1}
+if [ ${#tools[@]} -gt 0 ] && { [ "${SAN_PARALLEL:-0}" = 1 ] || [ "$nshards" -gt 1 ]; }; then
+  # Every (tool, shard) its own process on the one GPU, side by side; their logs
+  # wait in a temporary folder ($OUT returns few files) and are joined after.
+  step "compute-sanitizer ${tools[*]}, $nshards shard(s) each, side by side"
+  t0=$SECONDS
+  tmp=$(mktemp -d)
+  pids=()
+  for t in "${tools[@]}"; do
+    for ((k = 0; k < nshards; ++k)); do
       # shellcheck disable=SC2046
-      (status=0; SAN_LOG="$OUT/sanitize-$t.tmp" sanitize "$t" $(san_args "$t") > "$OUT/sanitize-$t.sum" 2>&1; exit $status) &
+      (status=0; SAN_LOG="$tmp/$t-$k.log" sanitize "$t" $k "$nshards" $(san_args "$t") > "$tmp/$t-$k.sum" 2>&1
+       exit $status) &
       pids+=($!)
     done
-    for p in "${pids[@]}"; do wait "$p" || status=1; done
-    for t in "${tools[@]}"; do
-      cat "$OUT/sanitize-$t.sum"
-      cat "$OUT/sanitize-$t.tmp" >> "$OUT/sanitize.log"
-      rm -f "$OUT/sanitize-$t.sum" "$OUT/sanitize-$t.tmp"
-    done
-    echo "sanitizers: $((SECONDS - t0)) s"
-  fi
+  done
+  for p in "${pids[@]}"; do wait "$p" || status=1; done
+  for t in "${tools[@]}"; do
+    for ((k = 0; k < nshards; ++k)); do cat "$tmp/$t-$k.sum"; cat "$tmp/$t-$k.log" >> "$OUT/sanitize.log"; done
+  done
+  rm -rf "$tmp"
+  echo "sanitizers: $((SECONDS - t0)) s"
 else
-  for t in memcheck racecheck synccheck initcheck; do
+  for t in "${tools[@]}"; do
     # shellcheck disable=SC2046
-    if want $t; then step "compute-sanitizer $t"; sanitize "$t" $(san_args "$t"); fi
+    step "compute-sanitizer $t"; sanitize "$t" 0 1 $(san_args "$t")
   done
 fi
 
