@@ -3,6 +3,8 @@
 // a permutation, negative axes allowed, sometimes invalid), "sliced" (chains of
 // sliced/transposed/permuted views with moderate arguments, materialised by an
 // identity ufunc) and "sliced_extreme" (arguments near the 64-bit limits).
+#include <functional>
+
 #include "oracle.hpp"
 
 namespace oracle {
@@ -68,8 +70,10 @@ struct copy_f {
 };
 
 /// A view chain with explicit slice arguments drawn by `arg(n)` (n: the dim).
-template <class T, class Arg>
-void sliced_case(rng_t& g, writer& w, record& rec, Arg arg) {
+// arg is a std::function, not a template parameter: nvcc refuses a local lambda's
+// type in the template arguments of a function that holds an extended lambda.
+template <class T>
+void sliced_case(rng_t& g, writer& w, record& rec, const std::function<index_t(index_t, int)>& arg) {
   const shape s = random_shape(g, 4, false);
   auto x = make_operand<T>(g, s, values::full, false, false);  // plain base; the chain is the case
   rec.add("op", jstr("sliced"));
