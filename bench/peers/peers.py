@@ -222,10 +222,13 @@ def gpu_workloads(rec, cfg, lib, dev, peak):
             k = rotation(nbytes, dev.l2, 16)
             dargs = [[to(a) for a in args] for _ in range(k)]
             outs = [lib["empty"](n) for _ in range(k)]
-            want = memo(("want", w, n), lambda: f(np, *[a.astype(np.float64) for a in args]))
+            # checked on every element up to 2^20, above that on an evenly spread
+            # 2^20 of them (the float64 reference of all 2^27 took most of a minute)
+            pick = slice(None, None, max(1, n >> 20))
+            want = memo(("want", w, n), lambda: f(np, *[a[pick].astype(np.float64) for a in args]))
             for impl, call in lib["elementwise"](w, f):
                 call(*dargs[0], outs[0])
-                if not rec.check(close(lib["host"](outs[0]), want, 1e-5, 2e-6), "%s %s %s 2^%d" % (L, impl, w, e)):
+                if not rec.check(close(lib["host"](outs[0])[pick], want, 1e-5, 2e-6), "%s %s %s 2^%d" % (L, impl, w, e)):
                     continue
                 rot = [0]
                 def run(call=call):
