@@ -30,7 +30,8 @@
 namespace ufunc::detail::host {
 
 struct pairwise_host_tuning {
-  static constexpr index_t block = 64;  // outputs per work item
+  static constexpr index_t min_outputs = 16;  // fewer: the general loops (parallel over each output)
+  static constexpr index_t block = 64;        // outputs per work item at most (fewer when that leaves threads idle)
   static constexpr int group = 4;       // outputs that share each y_j read (independent chains)
   static constexpr index_t tile = 512;  // j per pass of the block's groups (a few KB per input: L1)
   static constexpr index_t run = 32;    // j folded serially per output before joining the cascade
@@ -105,20 +106,28 @@ bool reduce_pairwise(const Src& src, index_t K, index_t R, const Op& op, const T
   constexpr int G = tu::group;
   constexpr std::size_t nin = cuda::std::tuple_size<Ins>::value;
   using seq = std::make_index_sequence<nin>;
-  if (K < 2 || pairwise_jmask(src) == 0) return false;
+  // A fixed threshold, not one from the thread count: which engine runs decides
+  // the rounding of a sum, and results must not depend on the thread count.
+  if (K < tu::min_outputs || pairwise_jmask(src) == 0) return false;
 
   const index_t nruns = (R + tu::run - 1) / tu::run;
   std::size_t nlev = 1;  // levels 0..nlev-1 hold the counter's bits: 2^nlev > nruns
   while ((index_t(1) << nlev) <= nruns) ++nlev;
   // Each thread's levels, allocated here (through the library's allocator and
   // before any output is written, as the column path of reduce()).
-  const index_t nitems = (K + tu::block - 1) / tu::block;
-  const index_t per_slot = static_cast<index_t>(nlev) * tu::block;
-  const index_t nslots = nitems == 1 ? 1 : parallel_slots();
+  // Outputs per work item: up to `block`, fewer (a multiple of the group) so
+  // that every thread gets about four items. Each output's order of operations
+  // does not depend on it (nor on the tile), so neither do the results.
+  const index_t threads = parallel_slots();
+  index_t blk = (K + 4 * threads - 1) / (4 * threads);
+  blk = std::clamp<index_t>((blk + G - 1) / G * G, G, tu::block);
+  const index_t nitems = (K + blk - 1) / blk;
+  const index_t per_slot = static_cast<index_t>(nlev) * blk;
+  const index_t nslots = nitems == 1 ? 1 : threads;
   host_temp<Acc> stores(nslots * per_slot);
   parallel_n_slots(nitems, [&](index_t c, int slot) {
-    const index_t o0 = c * tu::block, w = std::min(tu::block, K - o0);
-    Acc* const lev = &stores[static_cast<index_t>(slot) * per_slot];  // level L of output l: lev[L * block + l]
+    const index_t o0 = c * blk, w = std::min(blk, K - o0);
+    Acc* const lev = &stores[static_cast<index_t>(slot) * per_slot];  // level L of output l: lev[L * blk + l]
     std::uint64_t full = 0;  // runs folded so far: bit L set when level L holds a partial
     for (index_t jt = 0; jt < R; jt += tu::tile) {
       const index_t jn = std::min(tu::tile, R - jt);
@@ -136,8 +145,8 @@ bool reduce_pairwise(const Src& src, index_t K, index_t R, const Op& op, const T
           // Binary counter: carry through the full levels, earlier partials on the left.
           std::size_t L = 0;
           for (; (full >> L) & 1u; ++L)
-            for (index_t u = 0; u < nu; ++u) acc[u] = op(lev[static_cast<index_t>(L) * tu::block + g0 + u], acc[u]);
-          for (index_t u = 0; u < nu; ++u) lev[static_cast<index_t>(L) * tu::block + g0 + u] = acc[u];
+            for (index_t u = 0; u < nu; ++u) acc[u] = op(lev[static_cast<index_t>(L) * blk + g0 + u], acc[u]);
+          for (index_t u = 0; u < nu; ++u) lev[static_cast<index_t>(L) * blk + g0 + u] = acc[u];
           ++full;
         }
       }
@@ -148,7 +157,7 @@ bool reduce_pairwise(const Src& src, index_t K, index_t R, const Op& op, const T
       bool have = false;
       for (std::size_t L = nlev; L-- > 0;)
         if ((full >> L) & 1u) {
-          const Acc& v = lev[static_cast<index_t>(L) * tu::block + l];
+          const Acc& v = lev[static_cast<index_t>(L) * blk + l];
           res = have ? op(res, v) : v;
           have = true;
         }
