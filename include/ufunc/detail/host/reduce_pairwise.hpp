@@ -24,6 +24,7 @@
 
 #include "../pairwise_plan.hpp"
 #include "../reduce_source.hpp"
+#include "elementwise.hpp"  // chunk
 #include "parallel.hpp"
 #include "temp.hpp"
 
@@ -31,7 +32,7 @@ namespace ufunc::detail::host {
 
 struct pairwise_host_tuning {
   static constexpr index_t min_outputs = 16;  // fewer: the general loops (parallel over each output)
-  static constexpr index_t block = 64;        // outputs per work item at most (fewer when that leaves threads idle)
+  static constexpr index_t block = 64;        // outputs per work item (fewer to feed every thread; more for short j ranges)
   static constexpr int group = 4;       // outputs that share each y_j read (independent chains)
   static constexpr index_t tile = 512;  // j per pass of the block's groups (a few KB per input: L1)
   static constexpr index_t run = 32;    // j folded serially per output before joining the cascade
@@ -115,12 +116,15 @@ bool reduce_pairwise(const Src& src, index_t K, index_t R, const Op& op, const T
   while ((index_t(1) << nlev) <= nruns) ++nlev;
   // Each thread's levels, allocated here (through the library's allocator and
   // before any output is written, as the column path of reduce()).
-  // Outputs per work item: up to `block`, fewer (a multiple of the group) so
-  // that every thread gets about four items. Each output's order of operations
-  // does not depend on it (nor on the tile), so neither do the results.
+  // Outputs per work item (a multiple of the group): up to `block`, fewer so
+  // that every thread gets about four items, but at least `chunk` pairs per item
+  // (as the general loops: smaller items cost more in scheduling than they
+  // save). Each output's order of operations depends on neither this nor the
+  // tile, so the results do not depend on the thread count.
   const index_t threads = parallel_slots();
-  index_t blk = (K + 4 * threads - 1) / (4 * threads);
-  blk = std::clamp<index_t>((blk + G - 1) / G * G, G, tu::block);
+  auto round_g = [](index_t b) { return (b + G - 1) / G * G; };
+  index_t blk = std::clamp<index_t>(round_g((K + 4 * threads - 1) / (4 * threads)), G, tu::block);
+  blk = std::max(blk, round_g((chunk + R - 1) / R));
   const index_t nitems = (K + blk - 1) / blk;
   const index_t per_slot = static_cast<index_t>(nlev) * blk;
   const index_t nslots = nitems == 1 ? 1 : threads;
