@@ -216,7 +216,9 @@ void check_plain_nan(std::uint64_t seed, index_t n, index_t m) {
 }
 
 /// The host engine splits the outputs alone over threads: the same bytes at 1,
-/// 2 and 16 threads.
+/// 2 and the environment's thread count (no more than it: a ThreadSanitizer run
+/// with GCC's libgomp limits the threads to 1, since TSan cannot see libgomp's
+/// barriers; CI also runs the whole suite at 1, 2 and 16 threads).
 void check_thread_counts(std::uint64_t seed) {
   INFO("seed " << seed);
   const index_t n = 300, m = 2500;
@@ -229,11 +231,13 @@ void check_thread_counts(std::uint64_t seed) {
   const auto B = test::make<H>(hb, {1, m});
   const int before = omp_get_max_threads();
   std::vector<std::vector<float>> got;
-  for (int threads : {1, 2, 16}) {
+  for (int threads : {1, 2, before}) {
+    if (threads > before) continue;
     omp_set_num_threads(threads);
     got.push_back(ufunc::map_reduce(gauss3{}, ufunc::plus{})(ufunc::vec<3>(X), ufunc::vec<3>(Y), B, ufunc::axis(1)).to_host());
   }
   omp_set_num_threads(before);
+  REQUIRE(!got.empty());
   REQUIRE(got[0].size() == std::size_t(n));
   for (std::size_t r = 1; r < got.size(); ++r) CHECK(std::memcmp(got[0].data(), got[r].data(), sizeof(float) * std::size_t(n)) == 0);
 }
