@@ -1,20 +1,21 @@
 // Category "pairwise" (cat_pairwise.cpp, cat_pairwise_more.cpp): reductions
-// over all pairs of two point sets, the layout the pairwise engines take (detail/pairwise_plan.hpp): X (N,1[,D]) against
-// Y (1,M[,D]) and optional weights B (1,M), reduced over axis 1, or the
-// transposed layout X (1,N[,D]), Y (M,1[,D]), B (M,1) over axis 0; points as
-// rows through ufunc::vec<D> (D 1..4) or plain coordinates (D = 0).
-//   fn "sqdist": |x - y|^2                      (no weights)
-//   fn "dot":    (x . y) * b
-//   fn "gauss":  exp(-|x - y|^2 / 2) * b       (sums only)
+// over all pairs of two point sets, the layout the pairwise engines take
+// (detail/pairwise_plan.hpp): X (N,1[,D]) against Y (1,M[,D]) and optional
+// weights B (1,M), reduced over axis 1, or the transposed layout X (1,N[,D]),
+// Y (M,1[,D]), B (M,1) over axis 0; points as rows through ufunc::vec<D>
+// (D 1..4) or plain coordinates (D = 0); x or y first in the call.
+//   fn "sqdist": |x - y|^2                 (no weights; plus, minimum, argmin, argmax)
+//   fn "dot":    (x . y) * b              (plus, maximum, argmin)
+//   fn "gauss":  exp(-|x - y|^2 / 2) * b  (plus)
 //   op plus/minimum/maximum: ufunc::map_reduce(fn, op)(x, y[, b], axis)
 //   op argmin/argmax:        ufunc::argmin(ufunc::vectorize(fn).lazy(x, y[, b]), axis)
-// Form 0 returns a new array; form 1 (float32, D = 3) writes keepdims into an
-// out view. Sizes 0..300 (mostly up to 40), sometimes one side up to 3000, so
-// the engines' blocks, tiles and tails are all hit. Sums use real values
-// (checked within a bound); extrema and arg* use values on a grid of quarters
-// (integers for int32) whose squared distances and dot products are exact in
-// either precision, FMA or not, so they compare exactly and ties are common.
-// Some cases carry a NaN or an infinity.
+// Form 0 returns a new array; form 1 (float32, D = 3; sqdist with plus or
+// argmin) writes keepdims into an out view. Sizes 0..300 (mostly up to 40),
+// sometimes one side up to 3000, so the engines' blocks, tiles and tails are
+// all hit. Sums use real values (checked within a bound); extrema and arg* use
+// values on a grid of quarters (integers for int32) whose squared distances and
+// dot products are exact in either precision, FMA or not, so they compare
+// exactly and ties are common. Some cases carry a NaN or an infinity.
 #pragma once
 #include "oracle.hpp"
 
@@ -127,10 +128,20 @@ void run_form(rng_t& g, writer& w, record& rec, int axis, const Red& red, const 
 template <class T, int D, bool Out>
 void pairwise_case(rng_t& g, writer& w, record& rec) {
   constexpr bool is_float = std::is_floating_point_v<T>;
-  // fn 0 sqdist, 1 dot (weights), 2 gauss (weights, floats, sums only)
-  const int fn = static_cast<int>(uniform(g, 0, is_float ? 2 : 1));
-  // op 0 plus, 1 minimum, 2 maximum, 3 argmin, 4 argmax (no integer sums)
-  const int op = fn == 2 ? 0 : static_cast<int>(uniform(g, is_float ? 0 : 1, 4));
+  // The (fn, op) pairs drawn, as bit masks over op (0 plus, 1 minimum, 2 maximum,
+  // 3 argmin, 4 argmax): every op with some fn, each a reduction compiled per call
+  // site (nvcc builds the pairwise kernels for each), so not every pair. No
+  // integer sums; the out form: sqdist with plus and argmin only.
+  constexpr unsigned plus_bit = is_float ? 1u : 0u;
+  constexpr unsigned sqdist_ops = Out ? (plus_bit | 8u) : (plus_bit | 2u | 8u | 16u);
+  constexpr unsigned dot_ops = Out ? 0u : (plus_bit | 4u | 8u);
+  constexpr unsigned gauss_ops = Out || !is_float ? 0u : 1u;
+  const int fn = Out ? 0 : static_cast<int>(uniform(g, 0, is_float ? 2 : 1));
+  const unsigned allowed = fn == 0 ? sqdist_ops : fn == 1 ? dot_ops : gauss_ops;
+  std::vector<int> choices;
+  for (int k = 0; k < 5; ++k)
+    if (allowed >> k & 1u) choices.push_back(k);
+  const int op = pick(g, choices);
   // Sizes 0..300 (most up to 40, a few 0 or 1); one in 25 cases has one side
   // of 300..3000 (at most ~10^6 pairs: NumPy's dense reference stays cheap).
   // Mostly small, so that few cases start threads: the oracle runs at 2 threads
@@ -179,8 +190,9 @@ void pairwise_case(rng_t& g, writer& w, record& rec) {
   const auto& a0 = yfirst ? py : px;
   const auto& a1 = yfirst ? px : py;
   // The reductions of f: sums (floats), extrema and arg* (not for gauss).
-  auto go = [&](auto f, auto with_b, auto sums_only) {
+  auto go = [&](auto f, auto with_b, auto ops) {
     constexpr bool B = decltype(with_b)::value;
+    constexpr unsigned M = decltype(ops)::value;
     auto call = [&](const auto& red) {
       if constexpr (B)
         run_form<Out>(g, w, rec, axis, red, a0, a1, bo.view);
@@ -203,23 +215,26 @@ void pairwise_case(rng_t& g, writer& w, record& rec) {
           return ufunc::argmin(node, o...);
       });
     };
-    if constexpr (is_float)
-      if (op == 0) return call(ufunc::map_reduce(f, ufunc::plus{}));
-    if constexpr (!decltype(sums_only)::value) {
-      if (op == 1) return call(ufunc::map_reduce(f, ufunc::minimum{}));
-      if (op == 2) return call(ufunc::map_reduce(f, ufunc::maximum{}));
-      if (op == 3) return arg(std::false_type{});
-      return arg(std::true_type{});
-    }
+    if constexpr ((M & 1u) != 0)
+      if (op == 0) call(ufunc::map_reduce(f, ufunc::plus{}));
+    if constexpr ((M & 2u) != 0)
+      if (op == 1) call(ufunc::map_reduce(f, ufunc::minimum{}));
+    if constexpr ((M & 4u) != 0)
+      if (op == 2) call(ufunc::map_reduce(f, ufunc::maximum{}));
+    if constexpr ((M & 8u) != 0)
+      if (op == 3) arg(std::false_type{});
+    if constexpr ((M & 16u) != 0)
+      if (op == 4) arg(std::true_type{});
   };
-  using yes = std::true_type;
   using no = std::false_type;
+  using yes = std::true_type;
   if (fn == 0) {
-    go(sqdist<T, D>{}, no{}, no{});
-  } else if (fn == 1) {
-    go(dot_b<T, D>{}, yes{}, no{});
-  } else if constexpr (is_float) {
-    go(gauss_b<T, D>{}, yes{}, yes{});
+    go(sqdist<T, D>{}, no{}, std::integral_constant<unsigned, sqdist_ops>{});
+  } else if constexpr (dot_ops != 0) {
+    if (fn == 1)
+      go(dot_b<T, D>{}, yes{}, std::integral_constant<unsigned, dot_ops>{});
+    else if constexpr (gauss_ops != 0)
+      go(gauss_b<T, D>{}, yes{}, std::integral_constant<unsigned, gauss_ops>{});
   }
 }
 
