@@ -175,7 +175,79 @@ def numpy_expected(c, blob, ins):
         if form == 3:
             return np.asarray(np.sum(mul(x[0], x[1]), axis=tuple(c["axes"]), keepdims=c["keepdims"]))
         return np.asarray(np.max(add(x[0], x[1])))
+    if cat == "pairwise":
+        t = pairwise_terms(c, x, dt)
+        f = {"plus": np.sum, "minimum": np.min, "maximum": np.max, "argmin": np.argmin, "argmax": np.argmax}[op]
+        kw = {}
+        if op in ("minimum", "maximum"):  # ufunc's ops have identities (README): NumPy's `initial`
+            big = np.inf if is_float(dt) else np.iinfo(dt).max
+            kw["initial"] = dt.type(big if op == "minimum" else -big - (0 if is_float(dt) else 1))
+        if c["form"] == 1 and "out" not in c:  # ufunc raised before making out: NumPy's error, if any
+            return np.asarray(f(t, axis=c["axis"], keepdims=True, **kw))
+        if c["form"] == 1:
+            obase, ov = operand(blob, c["out"])
+            f(t, axis=c["axis"], keepdims=True, out=ov, **kw)
+            return ("outview", np.copy(ov, order="C"), obase)
+        return np.asarray(f(t, axis=c["axis"], **kw))
     raise RuntimeError("check.py: unknown category " + cat)
+
+
+def pairwise_parts(c, x):
+    """The coordinates of x and y (D arrays each, or one for plain points) and the weights."""
+    d = c["D"]
+    comps = (lambda a: [a[..., k] for k in range(d)]) if d > 0 else (lambda a: [a])
+    return comps(x[0]), comps(x[1]), (x[2] if len(x) > 2 else None)
+
+
+def pairwise_terms(c, x, dt):
+    """The pairwise case's mapped terms f(x_i, y_j[, b_j]) over the broadcast loop shape,
+    computed in the case's dtype with the C++ functors' order of operations."""
+    xs, ys, b = pairwise_parts(c, x)
+    fn = c["fn"]
+    if fn == "dot":
+        s = xs[0] * ys[0]
+        for k in range(1, len(xs)):
+            s = s + xs[k] * ys[k]
+        return s * b
+    s = (xs[0] - ys[0]) * (xs[0] - ys[0])
+    for k in range(1, len(xs)):
+        s = s + (xs[k] - ys[k]) * (xs[k] - ys[k])
+    if fn == "sqdist":
+        return s
+    return np.exp(dt.type(-0.5) * s) * b  # gauss
+
+
+def pairwise_sum_tolerance(c, ins, eps):
+    """(float64 reference, bound) of a pairwise sum over m terms. The engines fold
+    up to 256 terms serially (the GPU's tile; the host's runs are 32) and combine
+    those partials as a tree, so on top of the tree's (ceil(log2 m) + 2) the bound
+    allows sqrt(min(m, 256)) * eps * sum|t| for the serial runs (their error's
+    probabilistic bound: Higham's sqrt(n) rule; the worst case, m eps, is never
+    approached by rounding errors of random sign). Each term's own rounding (the
+    float computation of f) adds k * eps * its magnitude: sqdist and dot about
+    D + 2 roundings of sum|products|, gauss exp's argument error 0.5 s (D + 2) eps
+    plus 4 ulp."""
+    x = [v.astype(np.float64) for _, v in ins]
+    xs, ys, b = pairwise_parts(c, x)
+    nc = len(xs)
+    axis = c["axis"]
+    s = sum((xs[k] - ys[k]) ** 2 for k in range(nc))
+    fn = c["fn"]
+    if fn == "sqdist":
+        t, mag = s, s
+    elif fn == "dot":
+        t = sum(xs[k] * ys[k] for k in range(nc)) * b
+        mag = sum(np.abs(xs[k] * ys[k]) for k in range(nc)) * np.abs(b)
+    else:
+        t = np.exp(-0.5 * s) * b
+        mag = np.where(t == 0, 0.0, np.abs(t) * (0.5 * s + 1.0))  # exp(-inf) * b is an exact 0
+    t, mag = np.broadcast_arrays(t, mag)
+    m = t.shape[axis] if t.ndim else 1
+    ref = np.sum(t, axis=axis, keepdims=c["form"] == 1)
+    bound = ((math.ceil(math.log2(max(m, 2))) + 2 + math.sqrt(min(m, 256))) * eps
+             * np.sum(np.abs(t), axis=axis, keepdims=c["form"] == 1)
+             + (nc + 4) * eps * np.sum(mag, axis=axis, keepdims=c["form"] == 1))
+    return ref, bound
 
 
 def float_reduction(c):
@@ -244,6 +316,10 @@ def tolerance(c, ins, want):
         ref = np.matmul(x[0], x[1])
         k = x[0].shape[-1]
         return ref, (k + 2) * eps * np.matmul(np.abs(x[0]), np.abs(x[1]))
+    if cat == "pairwise":
+        if op != "plus":
+            return None  # extrema and arg* of exact terms: exactly
+        return pairwise_sum_tolerance(c, ins, eps)
     if cat == "lazy":
         form = c["form"]
         if form in (0, 1, 2):

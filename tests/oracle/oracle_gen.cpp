@@ -19,6 +19,7 @@ void category_transpose(rng_t&, writer&, record&);
 void category_sliced(rng_t&, writer&, record&);
 void category_sliced_extreme(rng_t&, writer&, record&);
 void category_lazy(rng_t&, writer&, record&);
+void category_pairwise(rng_t&, writer&, record&);
 }  // namespace oracle
 
 int main(int argc, char** argv) {
@@ -27,7 +28,8 @@ int main(int argc, char** argv) {
       {"binary", category_binary},     {"reduce", category_reduce},
       {"methods", category_methods},   {"matmul", category_matmul},
       {"transpose", category_transpose}, {"sliced", category_sliced},
-      {"sliced_extreme", category_sliced_extreme}, {"lazy", category_lazy}};
+      {"sliced_extreme", category_sliced_extreme}, {"lazy", category_lazy},
+      {"pairwise", category_pairwise}};
   std::string cat, out;
   unsigned long long seed = 1;
   long long cases = 100, first = 0;
@@ -50,7 +52,7 @@ int main(int argc, char** argv) {
   }
   const auto it = cats.find(cat);
   if (it == cats.end() || out.empty()) {
-    std::cerr << "usage: ufunc_oracle_gen --category {binary|reduce|methods|matmul|transpose|sliced|sliced_extreme|lazy|list}"
+    std::cerr << "usage: ufunc_oracle_gen --category {binary|reduce|methods|matmul|transpose|sliced|sliced_extreme|lazy|pairwise|list}"
                  " --seed S --cases N [--first I] --out PREFIX\n";
     return 2;
   }

@@ -11,6 +11,7 @@
 
 #include "../../error.hpp"
 #include "../../stream.hpp"
+#include "../pairwise_plan.hpp"
 #include "../reduce_job.hpp"
 #include "launch.hpp"
 #include "scratch.hpp"
@@ -171,19 +172,6 @@ struct reduce_backend<target::cuda> {
     return true;
   }
 
-  /// Sources the pairwise kernel may read: a fused map over two or more array inputs.
-  template <class Src, class = void>
-  struct pairwise_candidate : std::false_type {};
-  template <class Src>
-  struct pairwise_candidate<Src, std::enable_if_t<!Src::is_partial && !Src::dense>> {
-    template <class Ins>
-    struct arrays;
-    template <class... Ops>
-    struct arrays<cuda::std::tuple<Ops...>> : std::integral_constant<int, (int(Ops::is_array) + ... + 0)> {};
-    static constexpr bool value = arrays<bare_t<decltype(std::declval<Src>().ins)>>::value >= 2 &&
-                                  cuda::std::tuple_size<bare_t<decltype(std::declval<Src>().ins)>>::value <= 32;
-  };
-
   /// A pairwise reduction (one kept and one reduced dim after merging; every
   /// array input moving along one of them only, some along each; enough pairs):
   /// the tiled kernel (kernels/reduce_pairwise.cuh), with the reduced range split
@@ -197,21 +185,11 @@ struct reduce_backend<target::cuda> {
     using Ins = bare_t<decltype(src.ins)>;
     using Acc = typename Src::acc_type;
     const index_t K = j.g.K, R = j.g.R;
-    if (K < 64 || R < 256 || src.kept.ndim != 1 || src.red.ndim != 1) return false;
+    if (K < 64 || R < 256) return false;
     if (R / tu::tile >= (index_t(1) << (tu::levels - 1))) return false;
-    unsigned jmask = 0;
-    bool moves_i = false;
-    bool ok = true;
+    const unsigned jmask = pairwise_jmask(src);  // the layout test (pairwise_plan.hpp)
+    if (jmask == 0) return false;
     constexpr std::size_t nin = cuda::std::tuple_size<Ins>::value;
-    const bool* is_array = array_flags(static_cast<Ins*>(nullptr), std::make_index_sequence<nin>{});
-    for (std::size_t k = 0; k < nin; ++k) {
-      if (!is_array[k]) continue;
-      const auto ks = src.kept.strides[k][0], rs = src.red.strides[k][0];
-      if (ks != 0 && rs != 0) ok = false;
-      if (rs != 0) jmask |= 1u << k;
-      if (ks != 0) moves_i = true;
-    }
-    if (!ok || jmask == 0 || !moves_i) return false;
 
     const auto tail = j.tail();
     using store_t = store_result<bare_t<decltype(tail)>, Res, Acc>;
@@ -261,11 +239,6 @@ struct reduce_backend<target::cuda> {
     if constexpr (sizeof...(S) <= 8)
       (consider(std::integral_constant<unsigned, (S == 0 ? 0u : pair_split_mask<Ins, S>::value)>{}), ...);
     return kernel;
-  }
-  template <class... Ops, std::size_t... K>
-  static const bool* array_flags(cuda::std::tuple<Ops...>*, std::index_sequence<K...>) {
-    static constexpr bool flags[] = {Ops::is_array..., false};
-    return flags;
   }
 
   /// The second pass of a split reduction: out[o] = the `nchunks` partials of

@@ -1,13 +1,12 @@
 // Host backend of the reduction engine: the same reduction sources as the CUDA
 // kernels, run on the OpenMP threads. Floating-point sums use NumPy's pairwise
 // order within each output (or a cascade of the same depth when outputs advance
-// together), so rounding error grows like log N, not N.
+// together), so rounding error grows like log N, not N. Pairwise layouts (x_i
+// against y_j) take the blocked loops of reduce_pairwise.hpp.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
-#include <new>
 
 #include "../../stream.hpp"
 #include "../memory.hpp"
@@ -15,6 +14,8 @@
 #include "../reduce_source.hpp"
 #include "elementwise.hpp"
 #include "parallel.hpp"
+#include "reduce_pairwise.hpp"
+#include "temp.hpp"
 
 namespace ufunc::detail::host {
 
@@ -53,29 +54,6 @@ Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
 /// Rows reduced serially per output in the column path before their partial
 /// joins the cascade below (a float sum's error: about (16 + log2(R / 16)) eps).
 inline constexpr index_t cascade_block = 16;
-
-/// n default-constructed T in host memory from the library's allocator (so that
-/// out-of-memory is ufunc::out_of_memory and the test allocation limit sees it),
-/// destroyed and freed on scope exit.
-template <class T>
-class host_temp {
- public:
-  explicit host_temp(index_t n)
-      : p_(static_cast<T*>(memory<target::host>::allocate(static_cast<std::size_t>(n) * sizeof(T)))), n_(n) {
-    std::uninitialized_default_construct_n(p_, static_cast<std::size_t>(n_));
-  }
-  ~host_temp() {
-    std::destroy_n(p_, static_cast<std::size_t>(n_));
-    memory<target::host>::deallocate(p_);
-  }
-  host_temp(const host_temp&) = delete;
-  host_temp& operator=(const host_temp&) = delete;
-  T& operator[](index_t i) const { return p_[i]; }
-
- private:
-  T* p_;
-  index_t n_;
-};
 
 /// out[o] = tail(reduction of src's elements of output o) for o in [0, K); R >= 1.
 /// `rows_like`: the reduced elements of one output are close in memory, so each
@@ -161,9 +139,13 @@ struct reduce_backend;
 
 template <>
 struct reduce_backend<target::host> {
-  /// out[0..K) = the K reductions (R >= 1).
+  /// out[0..K) = the K reductions (R >= 1): a pairwise layout (pairwise_plan.hpp)
+  /// takes the blocked loops of reduce_pairwise.hpp, anything else reduce().
   template <class Job, class Res>
   static void run(const Job& j, Res* out, stream_ref) {
+    using Src = bare_t<decltype(j.src)>;
+    if constexpr (pairwise_candidate<Src>::value)
+      if (host::reduce_pairwise(j.src, j.g.K, j.g.R, j.op, j.tail(), out)) return;
     host::reduce(j.src, j.g.K, j.g.R, j.g.rows_like, j.op, j.tail(), out);
   }
   /// The single reduction (K == 1) returned to the caller.
