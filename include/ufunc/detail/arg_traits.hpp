@@ -8,6 +8,7 @@
 
 #include "../array.hpp"
 #include "../array_view.hpp"
+#include "../pinned_array.hpp"
 #include "../stream.hpp"
 
 namespace ufunc::detail {
@@ -32,6 +33,13 @@ struct arg_traits<array_view<T, Tg>> {
   static constexpr bool is_array = true, is_vector = false, is_dense = false;
   using value_type = std::remove_const_t<T>;
   using target_type = Tg;
+};
+/// Page-locked host memory: a host array (the CUDA backend streams it).
+template <class T>
+struct arg_traits<pinned_array<T>> {
+  static constexpr bool is_array = true, is_vector = false, is_dense = true;
+  using value_type = T;
+  using target_type = target::host;
 };
 template <class T, class Alloc>
 struct arg_traits<std::vector<T, Alloc>> {
