@@ -35,9 +35,17 @@ ufunc::pinned_array<T> pinned_of(const std::vector<T>& v, const shape& s) {
   return p;
 }
 
-const auto fma3 = ufunc::vectorize([] UFUNC_HD (float x, float y, double z) { return x * y + z; }, "fma3");
-const auto two_out = ufunc::vectorize(
-    [] UFUNC_HD (float x, float y) { return cuda::std::make_tuple(x - y, static_cast<int>(x > y)); }, "two_out");
+// Function objects: a lambda at namespace scope cannot be an nvcc extended lambda.
+struct fma3_fn {
+  UFUNC_HD double operator()(float x, float y, double z) const { return x * y + z; }
+};
+struct two_out_fn {
+  UFUNC_HD cuda::std::tuple<float, int> operator()(float x, float y) const {
+    return cuda::std::make_tuple(x - y, static_cast<int>(x > y));
+  }
+};
+const auto fma3 = ufunc::vectorize(fma3_fn{}, "fma3");
+const auto two_out = ufunc::vectorize(two_out_fn{}, "two_out");
 
 }  // namespace
 
@@ -217,3 +225,55 @@ TEST_CASE("streaming: a refused allocation mid-call frees everything and leaves 
   CHECK(same_bits(o, want));
 }
 #endif
+
+namespace {
+struct sq_diff_fn {
+  UFUNC_HD double operator()(float a, double b) const { return (a - b) * (a - b); }
+};
+}  // namespace
+
+TEST_CASE("streaming: reductions of std::vector and pinned inputs in many chunks") {
+  const std::uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const index_t m = 203, n = 31;
+  const shape s{m, n};
+  const auto h = test::random_vector<float>(static_cast<std::size_t>(m * n), seed);
+  const auto hb = test::random_vector<double>(static_cast<std::size_t>(n), seed + 1);
+  const auto d = ufunc::to_device(h, s);
+  const auto db = ufunc::to_device(hb);
+  auto p = pinned_of(h, s);
+  // Few rows per chunk: along axis 0 every chunk is a partial result.
+  const limit_scope lim(3 * 4 * n * 7 + 3 * 8 * n + 8 * n + 1024);
+  // Float sums: the in-memory tree and the chunked order differ by rounding;
+  // bound it by (log2(N) + chunks) eps sum|x| (the note's bound), chunks <= m.
+  double abs_sum = 0;
+  for (float v : h) abs_sum += std::fabs(v);
+  const double tol = (std::log2(double(m * n)) + double(m) + 2) * 1.2e-7 * abs_sum;
+  SUBCASE("whole sum of a std::vector and of a pinned array") {
+    const double want = ufunc::sum(d);
+    CHECK(std::fabs(ufunc::sum(h) - want) <= tol);
+    CHECK(std::fabs(ufunc::sum(p) - want) <= tol);
+  }
+  SUBCASE("min and max are exact") {
+    CHECK(ufunc::max(h) == ufunc::max(d));
+    CHECK(ufunc::min(p) == ufunc::min(d));
+  }
+  SUBCASE("axis 0 (partials) and axis 1 (kept rows)") {
+    const auto w0 = ufunc::sum(d, ufunc::axis(0)).to_host();
+    const auto g0 = ufunc::sum(p, ufunc::axis(0)).to_host();
+    REQUIRE(g0.size() == w0.size());
+    for (std::size_t j = 0; j < w0.size(); ++j) CHECK(std::fabs(g0[j] - w0[j]) <= tol);
+    // Along kept rows nothing is folded: the same per-row engine, bit for bit.
+    const auto w1 = ufunc::sum(d, ufunc::axis(1), ufunc::keepdims).to_host();
+    CHECK(same_bits(ufunc::sum(p, ufunc::axis(1), ufunc::keepdims).to_host(), w1));
+    CHECK(same_bits(ufunc::max(p, ufunc::axis(0)).to_host(), ufunc::max(d, ufunc::axis(0)).to_host()));
+  }
+  SUBCASE("map_reduce of a pinned input and a device row") {
+    const auto msd = ufunc::map_reduce(sq_diff_fn{}, ufunc::plus{});
+    const double want = msd(d, db);
+    double abs2 = 0;
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) abs2 += sq_diff_fn{}(h[static_cast<std::size_t>(i * n + j)], hb[static_cast<std::size_t>(j)]);
+    CHECK(std::fabs(msd(p, db) - want) <= (std::log2(double(m * n)) + double(m) + 2) * 2.3e-16 * abs2);
+  }
+}

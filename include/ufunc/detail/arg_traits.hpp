@@ -49,6 +49,13 @@ struct arg_traits<std::vector<T, Alloc>> {
   using target_type = target::host;
 };
 
+/// A pinned_array: host memory that a device call streams (and a reduction,
+/// whose target otherwise follows its arrays, runs on the device).
+template <class A>
+struct is_pinned : std::false_type {};
+template <class T>
+struct is_pinned<pinned_array<T>> : std::true_type {};
+
 template <class A>
 struct is_view : std::false_type {};
 template <class T, class Tg>
