@@ -85,6 +85,11 @@ TEST_CASE("streaming: elementwise over host data equals the in-memory call, bit 
     fma3(px, hyv, dcol, ufunc::out(o));
     CHECK(same_bits(o.to_host(), want_col));
   }
+  SUBCASE("a reversed device view beside a host input") {
+    const auto dyr = dy.view().sliced(0, m - 1, -m - 1, -1);
+    const auto want = fma3(dx, dyr, dcol).to_host();
+    CHECK(same_bits(fma3(hxv, dyr, hcolv).to_host(), want));
+  }
   SUBCASE("device inputs, pageable host out") {
     std::vector<double> o(static_cast<std::size_t>(m * n), -1.0);
     fma3(dx, dy, drow, ufunc::out(ufunc::make_view<ufunc::target::host>(o.data(), s)));

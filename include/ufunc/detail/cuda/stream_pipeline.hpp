@@ -19,9 +19,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <utility>
+#include <cstddef>
 #include <cstring>
-#include <functional>
-#include <map>
 #include <mutex>
 #include <vector>
 
@@ -53,12 +54,14 @@ class staging_cache {
   void* acquire(std::size_t bytes, std::size_t& got) {
     {
       const std::lock_guard<std::mutex> lock(m_);
-      auto it = idle_.lower_bound(bytes);
-      if (it != idle_.end()) {
-        got = it->first;
-        void* p = it->second;
-        idle_bytes_ -= it->first;
-        idle_.erase(it);
+      std::size_t best = idle_.size();  // the smallest idle block that is large enough
+      for (std::size_t i = 0; i < idle_.size(); ++i)
+        if (idle_[i].first >= bytes && (best == idle_.size() || idle_[i].first < idle_[best].first)) best = i;
+      if (best < idle_.size()) {
+        got = idle_[best].first;
+        void* p = idle_[best].second;
+        idle_bytes_ -= got;
+        idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(best));
         return p;
       }
     }
@@ -71,7 +74,7 @@ class staging_cache {
     {
       const std::lock_guard<std::mutex> lock(m_);
       if (idle_bytes_ + bytes <= cache_keep_bytes) {
-        idle_.emplace(bytes, p);
+        idle_.emplace_back(bytes, p);
         idle_bytes_ += bytes;
       } else {
         drop = p;
@@ -81,7 +84,7 @@ class staging_cache {
   }
   /// Frees every idle block (tests: a count of live allocations without the cache).
   void clear() noexcept {
-    std::multimap<std::size_t, void*> all;
+    std::vector<std::pair<std::size_t, void*>> all;
     {
       const std::lock_guard<std::mutex> lock(m_);
       all.swap(idle_);
@@ -93,7 +96,7 @@ class staging_cache {
 
  private:
   std::mutex m_;
-  std::multimap<std::size_t, void*> idle_;
+  std::vector<std::pair<std::size_t, void*>> idle_;
   std::size_t idle_bytes_ = 0;
 };
 
@@ -191,8 +194,8 @@ inline void host_copy(void* dst, const void* src, std::size_t bytes) {
 /// One operand of a streamed call as the pipeline moves it.
 struct io {
   bool is_out = false;      ///< written by the call (copied back to the host)
-  const void* host = nullptr;  ///< host operand's base (outputs: written through a const_cast-free pointer below)
-  void* host_out = nullptr;
+  const void* host = nullptr;  ///< an input's host base
+  void* host_out = nullptr;    ///< an output's host base
   std::size_t elem = 0;
 };
 
@@ -275,8 +278,10 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
     for (std::size_t k = 0; k < nops; ++k) {
       const auto r = p.roles[k];
       if (r == role::device) {
+        // Signed: a view with negative strides is rebased backwards.
         ptr[k] = const_cast<char*>(static_cast<const char*>(device_base[k])) +
-                 static_cast<std::size_t>(chunk_of(p, sop[k], k, c).host_begin) * ops[k].elem;
+                 static_cast<std::ptrdiff_t>(chunk_of(p, sop[k], k, c).host_begin) *
+                     static_cast<std::ptrdiff_t>(ops[k].elem);
       } else if (r == role::fixed) {
         ptr[k] = dev[k][0].p;
       } else if (r == role::moves) {
