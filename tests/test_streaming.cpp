@@ -44,6 +44,9 @@ struct two_out_fn {
     return cuda::std::make_tuple(x - y, static_cast<int>(x > y));
   }
 };
+struct positive_fn {
+  UFUNC_HD bool operator()(float x) const { return x > 0; }
+};
 const auto fma3 = ufunc::vectorize(fma3_fn{}, "fma3");
 const auto two_out = ufunc::vectorize(two_out_fn{}, "two_out");
 
@@ -98,6 +101,12 @@ TEST_CASE("streaming: elementwise over host data equals the in-memory call, bit 
   SUBCASE("std::vector inputs, a scalar, std::vector result") {
     const auto want = fma3(ufunc::to_device(hx), ufunc::to_device(hy), 2.5).to_host();
     CHECK(same_bits(fma3(hx, hy, 2.5), want));
+  }
+  SUBCASE("a bool result of std::vector inputs") {
+    const auto pos = ufunc::vectorize(positive_fn{}, "positive");
+    const std::vector<bool> got = pos(hx);
+    REQUIRE(got.size() == hx.size());
+    for (std::size_t i = 0; i < hx.size(); ++i) CHECK(got[i] == (hx[i] > 0));
   }
   SUBCASE("two outputs into host views") {
     const auto w = two_out(dx, dy);
