@@ -112,8 +112,8 @@ int main(int argc, char** argv) {
               double(n) * sizeof(float) / 1e9 / (ms4 / 1e3), double(s), want_sum);
   // A float sum: tree order within chunks, chunks left to right; the bound is
   // (log2 n + chunks) eps sum|x|. A chunk holds at least limit / 24 elements
-  // (3 input buffers and 3 partials of 4 bytes per row) or 32 MiB of input.
-  const double chunks = double(n) / double(std::min(limit / 24, (std::size_t(32) << 20) / 4)) + 1;
+  // (3 input buffers and 3 partials of 4 bytes per row), or at least 1 MiB of input.
+  const double chunks = double(n) / double(std::min(limit / 24, (std::size_t(1) << 20) / 4)) + 1;
   if (std::fabs(double(s) - want_sum) > (std::log2(double(n)) + chunks) * 1.2e-7 * abs_sum) {
     std::printf("  sum: %.9g, host %.9g: outside the bound\n", double(s), want_sum);
     ++failures;

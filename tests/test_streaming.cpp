@@ -237,6 +237,29 @@ TEST_CASE("streaming: a refused allocation mid-call frees everything and leaves 
   std::fill(o.begin(), o.end(), 7.0f);
   run();
   CHECK(same_bits(o, want));
+
+  // A streamed reduction along the reduced axis (partials, folds, the engine's
+  // temporaries inside the pipeline): every refusal frees what the call took.
+  const auto want0 = ufunc::sum(ufunc::to_device(hx, s), ufunc::axis(0)).to_host();
+  const auto px = pinned_of(hx, s);
+  auto red = [&] { return ufunc::sum(px, ufunc::axis(0)).to_host(); };
+  (void)red();
+  const long long live1 = alloc::live_allocations(), a1 = alloc::allocation_attempts();
+  const auto got0 = red();
+  const long long nr = alloc::allocation_attempts() - a1;
+  CHECK(alloc::live_allocations() == live1);
+  REQUIRE(got0.size() == want0.size());
+  for (long long k = 1; k <= nr; ++k) {
+    INFO("reduction: allocation " << k << " of " << nr << " refused");
+    alloc::set_allocation_limit(k);
+    CHECK_THROWS_AS((void)red(), ufunc::out_of_memory);
+    alloc::clear_allocation_limit();
+    CHECK(alloc::live_allocations() == live1);
+    CHECK(same_bits(px.to_host(), hx0));
+  }
+  CHECK(same_bits(red(), got0));
+  for (std::size_t j = 0; j < want0.size(); ++j)
+    CHECK(std::fabs(got0[j] - want0[j]) <= (std::log2(97.0) + 97 + 2) * 1.2e-7 * 97 * 10);  // |x| <= 10
 }
 #endif
 

@@ -200,7 +200,7 @@ class reducer {
     for (std::size_t i = 0; i < nin; ++i) sop.push_back(stream_operand_of(lay[i], host[i]));
     const std::size_t part_bytes = static_cast<std::size_t>(g.K) * sizeof(Acc);
     const stream_plan p = plan_stream(name_, bshape, sop, &red, device_limit_now(), cuda_stream::buffers,
-                                      cuda_stream::target_chunk_bytes, part_bytes);
+                                      cuda_stream::target_chunk_bytes(cuda_stream::host_bytes_of(sop)), part_bytes);
     if (p.partial && !std::is_same_v<Init, default_init> && !std::is_same_v<Init, no_init>) return fallback();
     std::vector<cuda_stream::io> io(sop.size());
     std::vector<const void*> base(sop.size());

@@ -80,7 +80,7 @@ void run_streamed(const char* name, const F& f, const shape& iter, const Outs& o
       base[k] = layouts[k].data;
     }
     const stream_plan p = plan_stream(name, iter, sop, nullptr, device_limit_now(), cuda_stream::buffers,
-                                      cuda_stream::target_chunk_bytes);
+                                      cuda_stream::target_chunk_bytes(cuda_stream::host_bytes_of(sop)));
     cuda_stream::run_pipeline(p, sop, io, base, s, [&](index_t c, const std::vector<void*>& ptr, stream_ref st) {
       const shape cs = p.chunk_shape(c);
       std::array<operand_layout, NOPS> cl = layouts;

@@ -36,10 +36,20 @@ namespace ufunc::detail::cuda_stream {
 
 /// Pipeline depth: 3 buffers per moving operand (copy in, compute, copy out).
 inline constexpr int buffers = 3;
-/// Host bytes a chunk moves at most when the data fits the limit anyway: big
-/// enough that per-chunk costs (launches, copy setup) are small, small enough
-/// that the first copy-in and the last copy-out, which nothing overlaps, are short.
-inline constexpr std::size_t target_chunk_bytes = std::size_t(32) << 20;
+/// Host bytes a chunk moves at most when the data fits the limit anyway: about
+/// an eighth of the call's host bytes, so that even a few MiB run as several
+/// overlapping chunks (the first copy in and the last copy out overlap nothing),
+/// but at least 1 MiB (per-chunk costs: launches, copy setup) and at most 32 MiB.
+inline std::size_t target_chunk_bytes(std::size_t host_bytes) {
+  return std::min(std::size_t(32) << 20, std::max(std::size_t(1) << 20, host_bytes / 8));
+}
+/// The host bytes a plan's operands move: what target_chunk_bytes is given.
+inline std::size_t host_bytes_of(const std::vector<stream_operand>& ops) {
+  std::size_t b = 0;
+  for (const auto& o : ops)
+    if (o.is_array && o.host) b += static_cast<std::size_t>(o.shp.count()) * o.elem_size;
+  return b;
+}
 /// Page-locked memory the staging cache keeps when idle.
 inline constexpr std::size_t cache_keep_bytes = std::size_t(1) << 30;
 
@@ -179,7 +189,7 @@ inline bool is_pinned(const void* p) {
 /// memcpy spread over the OpenMP threads when large (staging copies run on the
 /// host while the device works; one core alone is slower than the link).
 inline void host_copy(void* dst, const void* src, std::size_t bytes) {
-  constexpr std::size_t piece = std::size_t(4) << 20;
+  constexpr std::size_t piece = std::size_t(1) << 20;
   const index_t n = static_cast<index_t>((bytes + piece - 1) / piece);
   if (n <= 1) {
     if (bytes) std::memcpy(dst, src, bytes);
