@@ -7,6 +7,7 @@
 
 #include "config.hpp"
 #include "error.hpp"
+#include "detail/memory.hpp"
 
 namespace ufunc {
 
@@ -60,5 +61,18 @@ inline void synchronize() {
   UFUNC_CUDA_CHECK(cudaDeviceSynchronize());
 #endif
 }
+
+
+/// Bounds the device memory a call that streams host data may take for its
+/// chunk buffers (see README, "Streaming from host memory"): host data larger
+/// than this is processed in chunks instead of failing. 0 restores the default
+/// (what the device has free when the call starts, less a tenth, at least
+/// 256 MiB). Device-resident arrays are not counted and not affected. Applies
+/// process-wide, to calls that start after it returns; thread-safe.
+inline void set_device_memory_limit(std::size_t bytes) noexcept { detail::device_limit_setting().store(bytes); }
+
+/// The limit a streamed call would plan with now: the one set, else the default
+/// (on the host backend, which copies nothing to a device, SIZE_MAX).
+inline std::size_t device_memory_limit() { return detail::device_limit_now(); }
 
 }  // namespace ufunc

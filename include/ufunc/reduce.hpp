@@ -19,6 +19,7 @@
 #include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
 #include "detail/reduce.hpp"
+#include "detail/stream.hpp"
 #include "error.hpp"
 #include "expression.hpp"
 #include "ops.hpp"
@@ -32,6 +33,14 @@ namespace ufunc {
 namespace detail {
 template <class Target, class F>
 struct ufunc_methods;  // ufunc_methods.hpp
+
+/// acc = op(acc, partial): the fold of a streamed reduction's partial results.
+template <class Op>
+struct fold_fn {
+  Op op;
+  template <class A>
+  UFUNC_HD A operator()(const A& acc, const A& part) const { return op(acc, part); }
+};
 }  // namespace detail
 
 /// A reduction: made by `reduce`, `map_reduce` or one of the conveniences
@@ -111,14 +120,149 @@ class reducer {
     using namespace detail;
     using ct = common_target<std::tuple_element_t<I, In>...>;
     using Target = typename ct::type;
-    static_assert(ct::consistent, "ufunc reduction: the array inputs live in different targets' memory");
-    if constexpr (ct::any_vector && !std::is_same_v<Target, target::host>) {
+    // std::vector and pinned_array inputs of a CUDA build reduce on the device;
+    // plain reductions (reduce, map_reduce, sum, prod, min, max) without out
+    // stream them in chunks (streamed() below), the others copy them whole.
+    constexpr bool to_device =
+        cuda_backend && ((arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
+                          is_pinned<bare_t<std::tuple_element_t<I, In>>>::value) || ...);
+    constexpr bool host_arrays = (host_array_arg<std::tuple_element_t<I, In>>() || ...);
+    static_assert(ct::consistent || (to_device && !host_arrays),
+                  "ufunc reduction: the array inputs live in different targets' memory");
+    if constexpr (to_device && std::is_same_v<Kind, detail::plain_kind> && std::tuple_size_v<Outs> == 0 &&
+                  !host_arrays) {
+      return streamed<Scalar>(std::index_sequence<I...>{}, in, o);
+    } else if constexpr (to_device && !host_arrays) {
+      auto staged = std::make_tuple(stage<target::device>(std::get<I>(in), o.stream)...);
+      return std::apply([&](const auto&... a) { return run<Scalar, target::device>(std::forward_as_tuple(a...), o, outs); }, staged);
+    } else if constexpr (ct::any_vector && !std::is_same_v<Target, target::host>) {
       // Host containers: copy them to the device and reduce there.
       auto staged = std::make_tuple(stage<Target>(std::get<I>(in), o.stream)...);
       return std::apply([&](const auto&... a) { return run<Scalar, Target>(std::forward_as_tuple(a...), o, outs); }, staged);
     } else {
       return run<Scalar, Target>(std::forward_as_tuple(std::get<I>(in)...), o, outs);
     }
+  }
+
+  /// A host-target array or view (not pinned, not a vector): reduced on the host.
+  template <class A>
+  static constexpr bool host_array_arg() {
+    using B = detail::bare_t<A>;
+    using tr = detail::arg_traits<B>;
+    if constexpr (tr::is_array && !detail::is_pinned<B>::value)
+      return std::is_same_v<typename tr::target_type, target::host> && cuda_backend;
+    else
+      return false;
+  }
+
+  /// A plain reduction whose inputs include host memory, in chunks planned by
+  /// detail/stream_plan.hpp under the device memory limit and run by the CUDA
+  /// pipeline: chunks along kept dims each compute their rows of the result;
+  /// chunks along reduced dims each compute a partial result of the whole
+  /// result shape, folded into it in chunk order on the device (result =
+  /// op(op(op(p0, p1), p2), ...)): a float sum is then, per result element, the
+  /// engine's tree sum within each chunk and a left-to-right sum over the C
+  /// chunks, so its error is at most about (log2(elements per chunk) + C) x eps x
+  /// sum|x|. A reduction with an explicit initial value chunked along reduced dims,
+  /// and empty ones, copy their inputs whole instead (as before streaming).
+  template <bool Scalar, std::size_t... I, class In>
+  auto streamed(std::index_sequence<I...>, In& in, const detail::controls& o) const {
+    using namespace detail;
+    using Target = target::device;
+    auto fallback = [&] {
+      auto staged = std::make_tuple(stage<Target>(std::get<I>(in), o.stream)...);
+      return std::apply([&](const auto&... a) { return run<Scalar, Target>(std::forward_as_tuple(a...), o, std::tuple<>{}); },
+                        staged);
+    };
+#if defined(UFUNC_BACKEND_CUDA)
+    constexpr std::size_t nin = sizeof...(I);
+    using M = std::decay_t<std::invoke_result_t<const Map&, typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::value_type...>>;
+    using kt = kind_traits<Kind, AccOverride, Op, M>;
+    using Acc = typename kt::acc;
+    const acc_op<Acc, typename kt::op> op{kt::make_op(op_)};
+    const std::array<operand_layout, nin> lay{layout_of(std::get<I>(in))...};
+    const shape bshape = broadcast_inputs(name_, lay);
+    const std::vector<int>* axp = o.axes_or_null();
+    const auto mask = axis_mask(bshape, axp, name_, o.single_axis);
+    const auto g = make_geometry<nin>(bshape, mask, o.keepdims, lay);
+    if (g.R == 0 || g.K == 0) return fallback();
+    std::vector<index_t> kd;
+    std::vector<bool> red;
+    for (int d = 0; d < bshape.size(); ++d) {
+      kd.push_back(mask[static_cast<std::size_t>(d)] ? 1 : bshape[d]);
+      red.push_back(mask[static_cast<std::size_t>(d)]);
+    }
+    // The result lives on the device (a host value is copied out at the end).
+    array<Acc, Target> r(g.result, o.stream);
+    std::vector<stream_operand> sop{stream_operand_of(contiguous_layout(r.data(), sizeof(Acc), shape(kd)), false)};
+    const std::array<bool, nin> host{(arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
+                                      is_pinned<bare_t<std::tuple_element_t<I, In>>>::value)...};
+    for (std::size_t i = 0; i < nin; ++i) sop.push_back(stream_operand_of(lay[i], host[i]));
+    const std::size_t part_bytes = static_cast<std::size_t>(g.K) * sizeof(Acc);
+    const stream_plan p = plan_stream(name_, bshape, sop, &red, device_limit_now(), cuda_stream::buffers,
+                                      cuda_stream::target_chunk_bytes(cuda_stream::host_bytes_of(sop)), part_bytes);
+    if (p.partial && !std::is_same_v<Init, default_init> && !std::is_same_v<Init, no_init>) return fallback();
+    std::vector<cuda_stream::io> io(sop.size());
+    std::vector<const void*> base(sop.size());
+    io[0].is_out = true;
+    io[0].host_out = r.data();
+    io[0].elem = sizeof(Acc);
+    base[0] = r.data();
+    for (std::size_t i = 0; i < nin; ++i) {
+      io[1 + i].host = lay[i].data;
+      io[1 + i].elem = lay[i].elem_size;
+      base[1 + i] = lay[i].data;
+    }
+    std::vector<array<Acc, Target>> parts;  // a partial result per pipeline slot
+    if (p.partial)
+      for (int b = 0; b < p.buffers; ++b) parts.emplace_back(g.result, o.stream);
+    // The fold of partials runs on the chunks' streams, one after the other.
+    struct event_holder {
+      cudaEvent_t e = nullptr;
+      ~event_holder() { if (e) (void)cudaEventDestroy(e); }
+    } folded;
+    UFUNC_CUDA_CHECK(cudaEventCreateWithFlags(&folded.e, cudaEventDisableTiming));
+    std::vector<int> cax;  // the reduced axes of a chunk (chunk dim 0 is the chunked axis)
+    if (p.partial) cax.push_back(0);
+    for (int d = p.split; d < bshape.size(); ++d)
+      if (mask[static_cast<std::size_t>(d)]) cax.push_back(1 + d - p.split);
+    const shape rshape = g.result;
+    cuda_stream::run_pipeline(p, sop, io, base, o.stream, [&](index_t c, const std::vector<void*>& ptr, stream_ref st) {
+      auto view_of = [&](std::size_t k, auto* data) {
+        const chunk_operand co = chunk_of(p, sop[k], k, c);
+        using T = std::remove_pointer_t<decltype(data)>;
+        return array_view<T, Target>(data, co.shp, std::vector<index_t>(co.strides.begin(), co.strides.begin() + co.shp.size()));
+      };
+      auto arg = [&](auto idx) {
+        constexpr std::size_t i = decltype(idx)::value;
+        using A = bare_t<std::tuple_element_t<i, In>>;
+        using tr = arg_traits<A>;
+        if constexpr (tr::is_array || tr::is_vector)
+          return view_of(1 + i, static_cast<const typename tr::value_type*>(ptr[1 + i]));
+        else
+          return std::get<i>(in);
+      };
+      const bool fold = p.partial && c > 0;
+      Acc* dst = fold ? parts[static_cast<std::size_t>(c % p.buffers)].data() : static_cast<Acc*>(ptr[0]);
+      (*this)(arg(std::integral_constant<std::size_t, I>{})..., ufunc::axes(cax), ufunc::keepdims,
+              ufunc::out(view_of(0, dst)), st);
+      if (!p.partial) return;
+      if (fold) {
+        UFUNC_CUDA_CHECK(cudaStreamWaitEvent(st.get(), folded.e, 0));
+        const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
+        run_elementwise<Target, Acc>(fold_fn<acc_op<Acc, typename kt::op>>{op}, rshape, cuda::std::make_tuple(r.data()),
+                                     cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{dst}),
+                                     std::array<operand_layout, 3>{rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)}, st);
+      }
+      UFUNC_CUDA_CHECK(cudaEventRecord(folded.e, st.get()));
+    });
+    if constexpr (Scalar)
+      return static_cast<Acc>(r.to_host(o.stream)[0]);
+    else
+      return r;
+#else
+    return fallback();
+#endif
   }
 
   template <bool Scalar, class Target, class... A, class Outs>

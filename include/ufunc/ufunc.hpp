@@ -12,6 +12,7 @@
 #include "event.hpp"
 #include "array_view.hpp"
 #include "array.hpp"
+#include "pinned_array.hpp"
 #include "device.hpp"
 #include "vectorize.hpp"
 #include "lazy.hpp"

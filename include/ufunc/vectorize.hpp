@@ -14,6 +14,7 @@
 #include "detail/call.hpp"
 #include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
+#include "detail/stream.hpp"
 #include "error.hpp"
 #include "expression.hpp"
 #include "full.hpp"
@@ -38,6 +39,25 @@ template <class R, std::size_t... J>
 auto allocate_host_vectors(std::size_t n, std::index_sequence<J...>) {
   return std::make_tuple(std::vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
 }
+/// True for an argument in host memory: a host container or a host-target array.
+template <class A>
+inline constexpr bool host_resident_v =
+    arg_traits<A>::is_vector ||
+    (arg_traits<A>::is_array && std::is_same_v<typename arg_traits<A>::target_type, target::host>);
+template <class Outs, std::size_t... J>
+constexpr bool outs_on_host(std::index_sequence<J...>) {
+  return (host_resident_v<std::tuple_element_t<J, Outs>> || ...);
+}
+template <class Outs>
+constexpr bool outs_on_host() {
+  return outs_on_host<Outs>(std::make_index_sequence<std::tuple_size_v<Outs>>{});
+}
+/// Per output view: in host memory?
+template <class... V>
+std::array<bool, sizeof...(V)> out_hosts(const std::tuple<V...>&) {
+  return {host_resident_v<V>...};
+}
+
 /// Runs expression `e` as one call on target Tg (defined below the ufunc class).
 template <class Tg, bool Unsafe = false, class E, class Outs>
 auto run_expression(const E& e, const Outs& outs, stream_ref s);
@@ -162,19 +182,19 @@ class vectorized {
   auto call(std::index_sequence<I...>, In& in, const Outs& outs, stream_ref s, bool unsafe) const {
     using namespace detail;
     constexpr bool any_vector = (arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector || ...);
+    // A device ufunc given host memory (std::vector, host arrays and views,
+    // pinned_array) among its inputs or outputs streams it (detail/stream.hpp);
+    // a call with device operands only never takes that path.
+    constexpr bool device_call = !std::is_same_v<Target, target::host>;
+    constexpr bool host_in = (host_resident_v<bare_t<std::tuple_element_t<I, In>>> || ...);
+    constexpr bool streamed = device_call && (host_in || outs_on_host<Outs>());
     static_assert(((std::is_void_v<typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::target_type> ||
                     std::is_same_v<typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::target_type, Target> ||
-                    arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector) &&
+                    host_resident_v<bare_t<std::tuple_element_t<I, In>>>) &&
                    ...),
                   "ufunc: an array argument lives in another target's memory than this ufunc runs on");
 
-    if constexpr (any_vector && !std::is_same_v<Target, target::host>) {
-      static_assert(std::tuple_size_v<Outs> == 0,
-                    "ufunc: out() is not supported with std::vector inputs; use device arrays");
-      auto staged = std::make_tuple(detail::stage<Target>(std::get<I>(in), s)...);
-      auto r = std::apply([&](const auto&... a) { return (*this)(a..., s); }, staged);
-      return fetch(r);
-    } else {
+    {
       using R = std::invoke_result_t<const F&, typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::value_type...>;
       static_assert(!std::is_void_v<R>, "ufunc: the vectorized function must return a value");
       constexpr int nout = result_traits<R>::nout;
@@ -192,12 +212,22 @@ class vectorized {
         }, out_views);
         return l;
       };
-      auto run = [&](const auto& out_views, const std::array<operand_layout, nout>& out_l) {
+      auto run = [&](const auto& out_views, const std::array<operand_layout, nout>& out_l, bool outs_host = false) {
         std::array<operand_layout, nout + nin> all{};
         for (std::size_t j = 0; j < nout; ++j) all[j] = out_l[j];
         for (std::size_t i = 0; i < nin; ++i) all[nout + i] = in_layouts[i];
         auto ptrs = std::apply([](const auto&... v) { return cuda::std::make_tuple(v.data()...); }, out_views);
-        run_elementwise<Target, R>(f_, all[0].shp, ptrs, ops, all, s);
+        if constexpr (streamed) {
+          std::array<bool, nout + nin> host{};
+          const auto oh = out_hosts(out_views);
+          for (std::size_t j = 0; j < nout; ++j) host[j] = outs_host || oh[j];
+          const std::array<bool, nin> ih{host_resident_v<bare_t<std::tuple_element_t<I, In>>>...};
+          for (std::size_t i = 0; i < nin; ++i) host[nout + i] = ih[i];
+          run_streamed<Target, R>(name_, f_, all[0].shp, ptrs, ops, all, host, s);
+        } else {
+          (void)outs_host;
+          run_elementwise<Target, R>(f_, all[0].shp, ptrs, ops, all, s);
+        }
       };
 
       if constexpr (std::tuple_size_v<Outs> > 0) {
@@ -221,10 +251,15 @@ class vectorized {
         auto views = std::apply([](auto&... a) { return std::make_tuple(a.view()...); }, results);
         run(views, out_layouts(views));
         return fetch(unwrap_single(std::move(results)));
-      } else if constexpr (any_vector) {  // host target with host containers: results as vectors
+      } else if constexpr (any_vector) {  // host containers: results as vectors (streamed on a device target)
         auto results = allocate_host_vectors<R>(static_cast<std::size_t>(b.count()), std::make_index_sequence<nout>{});
         auto views = std::apply([&](auto&... v) { return std::make_tuple(make_view<Target>(v.data(), b)...); }, results);
-        run(views, out_layouts(views));
+        run(views, out_layouts(views), true);
+        return unwrap_single(std::move(results));
+      } else if constexpr (streamed) {  // host arrays on a device target: results in host arrays
+        auto results = allocate_results<R, target::host>(b, s, std::make_index_sequence<nout>{});
+        auto views = std::apply([](auto&... a) { return std::make_tuple(a.view()...); }, results);
+        run(views, out_layouts(views), true);
         return unwrap_single(std::move(results));
       } else {
         auto results = allocate_results<R, Target>(b, s, std::make_index_sequence<nout>{});

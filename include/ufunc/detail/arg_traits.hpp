@@ -8,6 +8,7 @@
 
 #include "../array.hpp"
 #include "../array_view.hpp"
+#include "../pinned_array.hpp"
 #include "../stream.hpp"
 
 namespace ufunc::detail {
@@ -33,6 +34,13 @@ struct arg_traits<array_view<T, Tg>> {
   using value_type = std::remove_const_t<T>;
   using target_type = Tg;
 };
+/// Page-locked host memory: a host array (the CUDA backend streams it).
+template <class T>
+struct arg_traits<pinned_array<T>> {
+  static constexpr bool is_array = true, is_vector = false, is_dense = true;
+  using value_type = T;
+  using target_type = target::host;
+};
 template <class T, class Alloc>
 struct arg_traits<std::vector<T, Alloc>> {
   static_assert(!std::is_same_v<T, bool>, "ufunc: std::vector<bool> has no contiguous storage; use std::vector<char>");
@@ -40,6 +48,13 @@ struct arg_traits<std::vector<T, Alloc>> {
   using value_type = T;
   using target_type = target::host;
 };
+
+/// A pinned_array: host memory that a device call streams (and a reduction,
+/// whose target otherwise follows its arrays, runs on the device).
+template <class A>
+struct is_pinned : std::false_type {};
+template <class T>
+struct is_pinned<pinned_array<T>> : std::true_type {};
 
 template <class A>
 struct is_view : std::false_type {};

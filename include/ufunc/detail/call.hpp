@@ -238,6 +238,8 @@ template <class Target, class A>
 auto stage(const A& a, stream_ref s) {
   if constexpr (arg_traits<A>::is_vector && !std::is_same_v<Target, target::host>)
     return asarray<Target>(a, s);
+  else if constexpr (is_pinned<A>::value && !std::is_same_v<Target, target::host>)
+    return asarray<Target>(a.data(), a.shape(), s);
   else if constexpr (arg_traits<A>::is_array)
     return a.view();
   else

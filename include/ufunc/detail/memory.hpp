@@ -7,6 +7,7 @@
 // hook below sees them all.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -219,5 +220,62 @@ struct memory<target::cuda> {
   }
 };
 #endif
+
+
+/// Page-locked host memory (`pinned_array`, the streaming staging buffers):
+/// cudaMallocHost on the CUDA backend, so copies to and from the device run at
+/// full link speed and asynchronously; plain aligned host memory on the host
+/// backend, where nothing is ever copied to a device.
+struct pinned_memory {
+  static void* allocate(std::size_t bytes) {
+    if (bytes == 0) return nullptr;
+#if defined(UFUNC_BACKEND_CUDA)
+    allocation_hook_before("pinned host memory", bytes);
+    void* p = nullptr;
+    const cudaError_t err = cudaMallocHost(&p, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      throw out_of_memory("ufunc: cannot allocate " + bytes_str(bytes) + " of page-locked host memory");
+    }
+    UFUNC_CUDA_CHECK(err);
+    allocation_hook_made();
+    return p;
+#else
+    return memory<target::host>::allocate(bytes);
+#endif
+  }
+  static void deallocate(void* p) noexcept {
+    if (!p) return;
+#if defined(UFUNC_BACKEND_CUDA)
+    allocation_hook_freed();
+    if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
+#else
+    memory<target::host>::deallocate(p);
+#endif
+  }
+};
+
+/// The device memory limit of streamed calls (ufunc::set_device_memory_limit):
+/// 0 means the default, read when a call plans its chunks.
+inline std::atomic<std::size_t>& device_limit_setting() {
+  static std::atomic<std::size_t> v{0};
+  return v;
+}
+
+/// The limit a streamed call plans with now: the one set, else what the device
+/// has free less a margin (a tenth, at least 256 MiB) for other allocations and
+/// the pool's rounding. The host backend has no device memory: no limit.
+inline std::size_t device_limit_now() {
+  const std::size_t set = device_limit_setting().load();
+  if (set) return set;
+#if defined(UFUNC_BACKEND_CUDA)
+  std::size_t free_b = 0, total_b = 0;
+  UFUNC_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t margin = std::max<std::size_t>(free_b / 10, std::size_t(256) << 20);
+  return free_b > margin ? free_b - margin : 0;
+#else
+  return SIZE_MAX;
+#endif
+}
 
 }  // namespace ufunc::detail

@@ -1,0 +1,325 @@
+// CUDA backend of streamed calls (issue 14): moves host operands through the
+// device in chunks planned by detail/stream_plan.hpp, on several streams, so the
+// host-to-device copy of chunk k+1, the kernel of chunk k and the device-to-host
+// copy of chunk k-1 overlap. Pageable host memory goes through page-locked
+// staging buffers that the calling thread (with OpenMP helpers) fills and
+// drains while the device works on other chunks; page-locked memory (a
+// pinned_array, or memory the caller registered) is copied directly.
+//
+// Resources: staging buffers come from a process-wide cache (page-locked memory
+// is slow to allocate), chunk buffers from the device's stream-ordered pool
+// (which keeps freed memory cached), streams and events from a per-thread set.
+// Nothing is allocated per chunk.
+//
+// Failures: any error (a CUDA error, out_of_memory) first drains every pipeline
+// stream, then returns the staging buffers and frees the chunk buffers, then
+// reaches the caller. Inputs are only read. Host outputs then hold the results
+// of the chunks drained before the failure, in order from the first row, and
+// whatever they held before (or a partial chunk) after it.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <utility>
+#include <cstddef>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "../../error.hpp"
+#include "../../stream.hpp"
+#include "../host/parallel.hpp"
+#include "../memory.hpp"
+#include "../stream_plan.hpp"
+
+namespace ufunc::detail::cuda_stream {
+
+/// Pipeline depth: 3 buffers per moving operand (copy in, compute, copy out).
+inline constexpr int buffers = 3;
+/// Host bytes a chunk moves at most when the data fits the limit anyway: about
+/// an eighth of the call's host bytes, so that even a few MiB run as several
+/// overlapping chunks (the first copy in and the last copy out overlap nothing),
+/// but at least 1 MiB (per-chunk costs: launches, copy setup) and at most 32 MiB.
+inline std::size_t target_chunk_bytes(std::size_t host_bytes) {
+  return std::min(std::size_t(32) << 20, std::max(std::size_t(1) << 20, host_bytes / 8));
+}
+/// The host bytes a plan's operands move: what target_chunk_bytes is given.
+inline std::size_t host_bytes_of(const std::vector<stream_operand>& ops) {
+  std::size_t b = 0;
+  for (const auto& o : ops)
+    if (o.is_array && o.host) b += static_cast<std::size_t>(o.shp.count()) * o.elem_size;
+  return b;
+}
+/// Page-locked memory the staging cache keeps when idle.
+inline constexpr std::size_t cache_keep_bytes = std::size_t(1) << 30;
+
+/// Page-locked staging blocks kept across calls; thread-safe.
+class staging_cache {
+ public:
+  static staging_cache& get() {
+    static staging_cache c;
+    return c;
+  }
+  /// A block of at least `bytes` (the smallest idle one that is large enough, else a new one).
+  void* acquire(std::size_t bytes, std::size_t& got) {
+    {
+      const std::lock_guard<std::mutex> lock(m_);
+      std::size_t best = idle_.size();  // the smallest idle block that is large enough
+      for (std::size_t i = 0; i < idle_.size(); ++i)
+        if (idle_[i].first >= bytes && (best == idle_.size() || idle_[i].first < idle_[best].first)) best = i;
+      if (best < idle_.size()) {
+        got = idle_[best].first;
+        void* p = idle_[best].second;
+        idle_bytes_ -= got;
+        idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(best));
+        return p;
+      }
+    }
+    got = bytes;
+    return pinned_memory::allocate(bytes);  // outside the lock: slow
+  }
+  void release(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+    void* drop = nullptr;
+    {
+      const std::lock_guard<std::mutex> lock(m_);
+      if (idle_bytes_ + bytes <= cache_keep_bytes) {
+        idle_.emplace_back(bytes, p);
+        idle_bytes_ += bytes;
+      } else {
+        drop = p;
+      }
+    }
+    pinned_memory::deallocate(drop);
+  }
+  /// Frees every idle block (tests: a count of live allocations without the cache).
+  void clear() noexcept {
+    std::vector<std::pair<std::size_t, void*>> all;
+    {
+      const std::lock_guard<std::mutex> lock(m_);
+      all.swap(idle_);
+      idle_bytes_ = 0;
+    }
+    for (auto& b : all) pinned_memory::deallocate(b.second);
+  }
+  ~staging_cache() { clear(); }
+
+ private:
+  std::mutex m_;
+  std::vector<std::pair<std::size_t, void*>> idle_;
+  std::size_t idle_bytes_ = 0;
+};
+
+/// A staging block, returned to the cache on scope exit.
+struct staging_block {
+  void* p = nullptr;
+  std::size_t bytes = 0;
+  staging_block() = default;
+  explicit staging_block(std::size_t want) { p = staging_cache::get().acquire(want, bytes); }
+  staging_block(staging_block&& o) noexcept : p(std::exchange(o.p, nullptr)), bytes(o.bytes) {}
+  staging_block& operator=(staging_block&&) = delete;
+  ~staging_block() { staging_cache::get().release(p, bytes); }
+};
+
+/// A device chunk buffer from the stream-ordered pool, freed on `s` on scope exit
+/// (after the pipeline drained, see pipeline_streams).
+struct device_block {
+  void* p = nullptr;
+  stream_ref s;
+  device_block() = default;
+  device_block(std::size_t bytes, stream_ref st) : p(memory<target::cuda>::allocate(bytes, st)), s(st) {}
+  device_block(device_block&& o) noexcept : p(std::exchange(o.p, nullptr)), s(o.s) {}
+  device_block& operator=(device_block&&) = delete;
+  ~device_block() { memory<target::cuda>::deallocate(p, s); }
+};
+
+/// The pipeline's streams and events, made once per thread and device, reused.
+struct stream_set {
+  cudaStream_t st[buffers] = {};
+  cudaEvent_t done[buffers] = {};
+  cudaEvent_t start = nullptr;
+  static stream_set& get() {
+    thread_local std::array<stream_set, 64> per_device;
+    int dev = 0;
+    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+    auto& s = per_device.at(static_cast<std::size_t>(dev));
+    if (!s.start) {
+      for (int i = 0; i < buffers; ++i) {
+        UFUNC_CUDA_CHECK(cudaStreamCreateWithFlags(&s.st[i], cudaStreamNonBlocking));
+        UFUNC_CUDA_CHECK(cudaEventCreateWithFlags(&s.done[i], cudaEventDisableTiming));
+      }
+      UFUNC_CUDA_CHECK(cudaEventCreateWithFlags(&s.start, cudaEventDisableTiming));
+    }
+    return s;
+  }
+  stream_set() = default;
+  stream_set(const stream_set&) = delete;
+  stream_set& operator=(const stream_set&) = delete;
+  ~stream_set() {  // at thread exit; errors at teardown are ignored
+    for (int i = 0; i < buffers; ++i) {
+      if (st[i]) (void)cudaStreamDestroy(st[i]);
+      if (done[i]) (void)cudaEventDestroy(done[i]);
+    }
+    if (start) (void)cudaEventDestroy(start);
+    (void)cudaGetLastError();
+  }
+};
+
+/// Waits for every pipeline stream on scope exit, ignoring (and clearing)
+/// errors: on the error path nothing may be freed while a copy still runs.
+struct drain_on_exit {
+  stream_set& ss;
+  ~drain_on_exit() {
+    for (auto* s : ss.st)
+      if (cudaStreamSynchronize(s) != cudaSuccess) (void)cudaGetLastError();
+  }
+};
+
+/// True when `p` is page-locked host memory the device can copy directly.
+inline bool is_pinned(const void* p) {
+  if (!p) return false;
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
+/// memcpy spread over the OpenMP threads when large (staging copies run on the
+/// host while the device works; one core alone is slower than the link).
+inline void host_copy(void* dst, const void* src, std::size_t bytes) {
+  constexpr std::size_t piece = std::size_t(1) << 20;
+  const index_t n = static_cast<index_t>((bytes + piece - 1) / piece);
+  if (n <= 1) {
+    if (bytes) std::memcpy(dst, src, bytes);
+    return;
+  }
+  host::parallel_n(n, [&](index_t i) {
+    const std::size_t b = static_cast<std::size_t>(i) * piece;
+    std::memcpy(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, std::min(piece, bytes - b));
+  });
+}
+
+/// One operand of a streamed call as the pipeline moves it.
+struct io {
+  bool is_out = false;      ///< written by the call (copied back to the host)
+  const void* host = nullptr;  ///< an input's host base
+  void* host_out = nullptr;    ///< an output's host base
+  std::size_t elem = 0;
+};
+
+/// Runs plan `p` over the operands `ops` (described for the planner by `sop`;
+/// `moves` host operands are copied per chunk, `fixed` ones once, `device` ones
+/// read in place). For each chunk, `compute(c, ptr, stream)` enqueues the
+/// chunk's kernel(s) on `stream`: ptr[k] is operand k's chunk data on the device
+/// (the chunk buffer of a host operand, the rebased address of a device one).
+/// Ordered after the work enqueued on `s` before the call; returns when every
+/// host output holds its data and every pipeline stream is idle.
+template <class Compute>
+void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, const std::vector<io>& ops,
+                  const std::vector<const void*>& device_base, stream_ref s, const Compute& compute) {
+  using role = stream_plan::role;
+  const std::size_t nops = ops.size();
+  const int nb = p.buffers;
+  stream_set& ss = stream_set::get();
+
+  // Buffers first (declared before the drain guard, so freed after it ran).
+  std::vector<std::vector<device_block>> dev(nops);
+  std::vector<std::vector<staging_block>> stage(nops);
+  std::vector<bool> pinned(nops, false);
+  for (std::size_t k = 0; k < nops; ++k) {
+    const auto r = p.roles[k];
+    if (r != role::moves && r != role::fixed) continue;
+    const std::size_t bytes = p.buffer_bytes(k, ops[k].elem);
+    const int copies = r == role::moves ? nb : 1;
+    pinned[k] = is_pinned(ops[k].is_out ? ops[k].host_out : ops[k].host);
+    dev[k].reserve(static_cast<std::size_t>(copies));
+    for (int b = 0; b < copies; ++b) dev[k].emplace_back(bytes, s);
+    if (!pinned[k]) {
+      stage[k].reserve(static_cast<std::size_t>(copies));
+      for (int b = 0; b < copies; ++b) stage[k].emplace_back(bytes);
+    }
+  }
+  // Every pipeline stream starts after the caller's stream (device operands,
+  // the allocations above) and is drained on every exit.
+  UFUNC_CUDA_CHECK(cudaEventRecord(ss.start, s.get()));
+  drain_on_exit guard{ss};
+  for (int b = 0; b < nb; ++b) UFUNC_CUDA_CHECK(cudaStreamWaitEvent(ss.st[b], ss.start, 0));
+
+  // Fixed host operands: copied once, before any chunk (stream 0; the others wait).
+  for (std::size_t k = 0; k < nops; ++k) {
+    if (p.roles[k] != role::fixed) continue;
+    const std::size_t bytes = p.buffer_bytes(k, ops[k].elem);
+    if (ops[k].is_out) continue;  // a fixed output (a partial reduction's result) is the caller's
+    const void* src = ops[k].host;
+    if (!pinned[k]) {
+      host_copy(stage[k][0].p, src, bytes);
+      src = stage[k][0].p;
+    }
+    UFUNC_CUDA_CHECK(cudaMemcpyAsync(dev[k][0].p, src, bytes, cudaMemcpyHostToDevice, ss.st[0]));
+  }
+  UFUNC_CUDA_CHECK(cudaEventRecord(ss.done[0], ss.st[0]));
+  for (int b = 1; b < nb; ++b) UFUNC_CUDA_CHECK(cudaStreamWaitEvent(ss.st[b], ss.done[0], 0));
+
+  auto chunk_bytes = [&](std::size_t k, index_t c) {
+    return static_cast<std::size_t>(chunk_of(p, sop[k], k, c).count) * ops[k].elem;
+  };
+  auto host_at = [&](std::size_t k, index_t c, bool out) -> char* {
+    const index_t begin = chunk_of(p, sop[k], k, c).host_begin;
+    const char* base = static_cast<const char*>(out ? ops[k].host_out : ops[k].host);
+    return const_cast<char*>(base) + static_cast<std::size_t>(begin) * ops[k].elem;
+  };
+  // Host outputs of chunk c, once its copy-out has finished: staging -> user memory.
+  auto drain = [&](index_t c) {
+    const int b = static_cast<int>(c % nb);
+    UFUNC_CUDA_CHECK(cudaEventSynchronize(ss.done[b]));
+    for (std::size_t k = 0; k < nops; ++k)
+      if (ops[k].is_out && p.roles[k] == role::moves && !pinned[k])
+        host_copy(host_at(k, c, true), stage[k][static_cast<std::size_t>(b)].p, chunk_bytes(k, c));
+  };
+
+  std::vector<void*> ptr(nops, nullptr);
+  for (index_t c = 0; c < p.chunks; ++c) {
+    const int b = static_cast<int>(c % nb);
+    const auto bu = static_cast<std::size_t>(b);
+    if (c >= nb) drain(c - nb);  // slot b's previous chunk is done: its buffers are free
+    cudaStream_t st = ss.st[b];
+    for (std::size_t k = 0; k < nops; ++k) {
+      const auto r = p.roles[k];
+      if (r == role::device) {
+        // Signed: a view with negative strides is rebased backwards.
+        ptr[k] = const_cast<char*>(static_cast<const char*>(device_base[k])) +
+                 static_cast<std::ptrdiff_t>(chunk_of(p, sop[k], k, c).host_begin) *
+                     static_cast<std::ptrdiff_t>(ops[k].elem);
+      } else if (r == role::fixed) {
+        ptr[k] = dev[k][0].p;
+      } else if (r == role::moves) {
+        ptr[k] = dev[k][bu].p;
+        if (!ops[k].is_out) {
+          const std::size_t bytes = chunk_bytes(k, c);
+          const void* src = host_at(k, c, false);
+          if (!pinned[k]) {
+            host_copy(stage[k][bu].p, src, bytes);
+            src = stage[k][bu].p;
+          }
+          UFUNC_CUDA_CHECK(cudaMemcpyAsync(ptr[k], src, bytes, cudaMemcpyHostToDevice, st));
+        }
+      } else {
+        ptr[k] = nullptr;
+      }
+    }
+    compute(c, ptr, stream_ref(st));
+    for (std::size_t k = 0; k < nops; ++k) {
+      if (!ops[k].is_out || p.roles[k] != role::moves) continue;
+      void* dst = pinned[k] ? static_cast<void*>(host_at(k, c, true)) : stage[k][bu].p;
+      UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, ptr[k], chunk_bytes(k, c), cudaMemcpyDeviceToHost, st));
+    }
+    UFUNC_CUDA_CHECK(cudaEventRecord(ss.done[b], st));
+  }
+  for (index_t c = std::max<index_t>(0, p.chunks - nb); c < p.chunks; ++c) drain(c);
+  // The caller's stream continues after the pipeline (device outputs written by it).
+  for (int b = 0; b < nb; ++b) UFUNC_CUDA_CHECK(cudaStreamSynchronize(ss.st[b]));
+}
+
+}  // namespace ufunc::detail::cuda_stream
