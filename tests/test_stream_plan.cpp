@@ -290,6 +290,15 @@ TEST_CASE("stream plan: fixed cases") {
     CHECK(p.rows_per_chunk == 1);
     CHECK(p.chunks == 1001);
   }
+  SUBCASE("one row (n = 1, a 0-d call, leading dims of extent 1): every host operand moves") {
+    for (const shape& it : {shape{1}, shape{}, shape{1, 1, 1}}) {
+      CAPTURE(it.str());
+      const std::vector<stream_operand> ops{host(it), host(it), host(it)};
+      const auto p = plan_stream("t", it, ops, nullptr, std::size_t(1) << 30, 3);
+      CHECK(p.chunks == 1);
+      for (std::size_t k = 0; k < ops.size(); ++k) CHECK(p.roles[k] == stream_plan::role::moves);
+    }
+  }
   SUBCASE("a column-broadcast operand moves along the chunked axis") {
     const shape it{9, 5};
     const std::vector<stream_operand> ops{host(it), host(shape{9, 1})};

@@ -178,7 +178,8 @@ TEST_CASE("streaming: limits, pinned_array and refusals") {
   }
   SUBCASE("a limit below one row of chunk buffers throws out_of_memory naming the limit") {
     if (!ufunc::cuda_backend) return;  // the host backend moves nothing
-    const limit_scope lim(64);
+    // One row of a 1-D call is one element of each operand: 3 buffers x 12 bytes.
+    const limit_scope lim(16);
     const std::vector<float> a(1000, 1.0f);
     const auto add = ufunc::vectorize([] UFUNC_HD (float u, float v) { return u + v; }, "add");
     const std::string msg = test::message_of<ufunc::out_of_memory>([&] { (void)add(a, a); });

@@ -233,7 +233,10 @@ inline stream_plan plan_stream(const char* name, shape iter, const std::vector<s
       continue;
     }
     p.op_row_elems[k] = inner;
-    if (a == along::full) {
+    // Every chunked dim of extent 1 (one row: a 0-d call, n = 1) decides nothing;
+    // an elementwise call then moves its host operands like any row, so that a
+    // host output is copied back (a fixed operand is copied in once, never out).
+    if (a == along::full || (a == along::none && !red)) {
       p.roles[k] = stream_plan::role::moves;
       p.outer_stride[k] = inner;
       per_row += static_cast<std::size_t>(inner) * o.elem_size;
