@@ -157,16 +157,19 @@ struct timing {
 
 /// How long a sweep's measurements run: repetitions are sized so one
 /// measurement takes about `budget_ms` (at least `min_reps`, at most `max_reps`
-/// timings), each timing covers `batch` back-to-back calls.
+/// timings), each timing covers `batch` back-to-back calls. Without `warm_up`
+/// the sizing round is the first call (for calls of seconds that the caller has
+/// already run once, e.g. a host loop that made the reference).
 struct budget {
   double budget_ms = 200;
   int min_reps = 3;
   int max_reps = 30;
   int batch = 1;
+  bool warm_up = true;
 };
 
 /// Median time per call of each fns[i] by Target's clock, measured interleaved:
-/// one warm-up call of each, then rounds of (fns[0], fns[1], ...), each timing a
+/// one warm-up call of each (unless !b.warm_up), then rounds of (fns[0], fns[1], ...), each timing a
 /// batch of `b.batch` back-to-back calls. A single function is the plain case.
 /// Returns one timing per function, in order.
 template <class Target>
@@ -180,7 +183,7 @@ std::vector<timing> measure_interleaved(const std::vector<std::function<void()>>
   };
   double round_ms = 0;  // the warm-up round sizes the repetition count
   for (const auto& fn : fns) {
-    fn();
+    if (b.warm_up) fn();
     round_ms += batched(fn);
   }
   const int reps = std::max(b.min_reps, std::min(b.max_reps, static_cast<int>(b.budget_ms / std::max(round_ms, 1e-3))));

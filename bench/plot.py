@@ -105,6 +105,8 @@ HEADLINES = [
      {"CuPy": ["CuPy dense exp(-d2/2) @ b"], "PyTorch": ["PyTorch dense exp(-cdist^2/2) @ b"]}),
     ("1-NN 2^14 x 2^14", "knn_3d", "16384x16384", "ufunc argmin(lazy dist2(vec<3>))",
      {"CuPy": ["CuPy dense argmin(d2)"], "PyTorch": ["PyTorch dense argmin(cdist)"]}),
+    ("gaussian pdf 2^20, host memory in and out", "gaussian_pdf_host", "1048576", "ufunc GPU std::vector in, new vector out",
+     {"CuPy": ["CuPy asnumpy(kernel(asarray(h)))"], "PyTorch": ["PyTorch ops(from_numpy(h).cuda()).cpu()"]}),
     ("call at N=1024 (host time)", "call_overhead", "1024", "ufunc GPU into out",
      {"CuPy": ["CuPy ElementwiseKernel gaussian into out"], "PyTorch": ["PyTorch exp (one kernel) into out"]}),
 ]
@@ -113,7 +115,16 @@ HEADLINES = [
 # printed there (regex), source, sweep cross-check: workload, shape, how).
 TARGET_SOURCES = {"bench_core": "issue 1 (bench/NOTES.md, Elementwise)", "bench_reduce": "issue 3 (bench/NOTES.md, Issue 3)",
                   "bench_linalg": "issue 4 (bench/NOTES.md, Issue 4)", "bench_lazy": "issue 18 (bench/NOTES.md, Issue 18)",
-                  "bench_pairwise": "issue 15 (README, Points as rows)"}
+                  "bench_pairwise": "issue 15 (README, Points as rows)",
+                  "bench_stream": "issue 14 (README, Streaming from host memory)"}
+# Targets that compare ufunc (sweep.csv) with a peer (peers.csv), measured in one
+# run but by two programs: (measure, target, (compare, bound), value from the rows, source).
+CROSS_TARGETS = [
+    ("gaussian_pdf of a 2^20 std::vector / CuPy asnumpy(kernel(asarray(h))) (time ratio)", "<= 0.7", ("<=", 0.7),
+     lambda d: ratio(t_of(d, "gaussian_pdf_host", "ufunc GPU std::vector in, new vector out", "1048576"),
+                     t_of(d, "gaussian_pdf_host", "CuPy asnumpy(kernel(asarray(h)))", "1048576")),
+     "issue 14 (sweep.csv and peers.csv)"),
+]
 SWEEP_CHECKS = [  # (regex on the target's measure, function of the sweep rows -> value)
     (r"^gaussian_pdf bandwidth / peak", lambda d: num(d.get(("gaussian_pdf", "ufunc GPU", "134217728"), {}).get("ratio_to_limit"))),
     (r"^gaussian_pdf speed / thrust", lambda d: ratio(t_of(d, "gaussian_pdf", "thrust::transform", "134217728"),
@@ -154,10 +165,6 @@ SWEEP_CHECKS = [  # (regex on the target's measure, function of the sweep rows -
 # yet; listed with their last recorded values, or as not measured.
 NOT_BUILT = "not measured: not built yet"
 OTHER_TARGETS = [
-    ("gaussian_pdf of a 2^20 std::vector / CuPy asnumpy(kernel(asarray(h)))", "<= 0.7", NOT_BUILT, "issue 14 (open)"),
-    ("elementwise on a 4 GiB pinned_array / max(pinned H2D, D2H memcpy)", "<= 1.15", NOT_BUILT, "issue 14 (open)"),
-    ("elementwise on pageable vectors / memcpy in then out", "<= 1.0", NOT_BUILT, "issue 14 (open)"),
-    ("sum of 16 GiB pinned at a 1 GiB limit / pinned H2D bandwidth", ">= 0.85", NOT_BUILT, "issue 14 (open)"),
     ("bf16 and f16 matmul 8192^3 / 4096^3 / 1024^3 vs cuBLAS", ">= 0.75 / 0.70 / 0.50", NOT_BUILT, "issue 17 (open)"),
     ("TF32 matmul 8192^3 / cuBLAS TF32", ">= 0.70", NOT_BUILT, "issue 17 (open)"),
     ("bf16 gaussian_pdf 2^28 and bf16 sum 2^28: bandwidth / peak", ">= 0.85", NOT_BUILT, "issue 17 (open)"),
@@ -217,6 +224,14 @@ def summary(outdir, sweep, peers, targets):
                                                               t["verdict"], fmt(sv), TARGET_SOURCES.get(t["program"], "")))
     if not targets:
         lines.append("| (no targets.csv: the benchmark programs did not run) | | | | | |")
+    for m, tg, (cmp, bound), fn, src in CROSS_TARGETS:
+        try:
+            v = fn(d)
+        except Exception:
+            v = None
+        verdict = "" if v is None else ("met" if (v <= bound if cmp == "<=" else v >= bound) else "missed")
+        lines.append("| %s | %s | %s | %s | | %s |" % (m, tg, fmt(v) if v is not None else "not measured in this run",
+                                                     verdict, src))
     for m, tg, val, src in OTHER_TARGETS:
         lines.append("| %s | %s | %s | | | %s |" % (m, tg, val, src))
     open(os.path.join(outdir, "summary.md"), "w").write("\n".join(lines) + "\n")

@@ -24,6 +24,10 @@ struct config {
   budget slow;               ///< single calls of a second or more (host loops at 2^27, naive matmul)
   /// log2 of the smallest and largest N of the 1-D sweeps.
   int lo = 12, hi = 27;
+  /// log2 of the largest N of the host series of the elementwise workloads (a
+  /// host loop of polar distances at 2^27 takes seconds a call: above this the
+  /// series stops, the GPU ones go on to 2^hi).
+  int host_hi = 27;
 };
 
 /// What every workload receives.
@@ -62,5 +66,6 @@ void transpose_workload(context& c);     // (6) transpose, every variant and a c
 void axis_workload(context& c);          // (7) axis reductions
 void lazy_workloads(context& c);         // fused expressions, dot, argmax
 void pairwise_workloads(context& c);     // kernel sums and nearest neighbours over N x M pairs
+void host_memory_workload(context& c);   // gaussian pdf of host data on the device (streamed)
 
 }  // namespace sweep

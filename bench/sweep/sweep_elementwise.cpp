@@ -1,6 +1,6 @@
 // Workloads (3) gaussian pdf (the seed's, scalars broadcast), hypot and polar
-// distance over N = 2^lo ... 2^hi float32: a host loop (one thread), the ufunc
-// host target and the device (resident, into out; thrust::transform of the same
+// distance over N = 2^lo ... 2^hi float32: a host loop (one thread) and the ufunc
+// host target (up to 2^host_hi), and the device (resident, into out; thrust::transform of the same
 // functor beside the gaussian in a CUDA build); the broadcast (m,1) + (1,m);
 // and (4) the host time per call at small N against an empty raw launch,
 // interleaved. Bytes counted: every input read and the output written.
@@ -79,20 +79,28 @@ void elementwise_case(context& c, const std::string& w, F f, const std::array<st
     };
     c.rec.progress(tag);
 
-    // host loop, one thread: also the reference of every other implementation
+    // host loop, one thread: also the reference of every other implementation.
+    // Above 2^host_hi the host series stop (seconds a call) and the reference
+    // is the same loop spread over the host's cores by OpenMP.
+    const bool host_rows = e <= cfg.host_hi;
     auto loop = [&](std::size_t off) {
       std::apply([&](auto... s) {
         for (std::size_t i = 0; i < n; ++i) want[off + i] = f(in[I][off + i]..., s...);
       }, sc);
     };
-    loop(0);
-    {
-      int rot = 0;
+    if (host_rows) {
+      loop(0);
+      int rot = 0;  // rewrites copy 0 with the same values: it stays the reference
       emit("host loop (1 thread)", measure<ufunc::target::host>([&] { loop(std::size_t(rot++ % k) * n); }, e >= 25 ? cfg.slow : cfg.host), false);
-      loop(0);  // the copy-0 reference again (the rotation overwrote later copies only)
+    } else {
+      const long long nn = static_cast<long long>(n);
+      std::apply([&](auto... s) {
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < nn; ++i) want[std::size_t(i)] = f(in[I][std::size_t(i)]..., s...);
+      }, sc);
     }
     // ufunc host target, into out
-    {
+    if (host_rows) {
       auto run = [&](std::size_t off) {
         std::apply([&](auto... s) {
           hf(ufunc::make_view<ufunc::target::host>(const_cast<float*>(in[I].data()) + off, ufunc::shape{ni})..., s...,

@@ -1,7 +1,7 @@
 // bench_sweep: every workload of bench/README.md over its sizes, each
 // implementation checked then timed, one CSV row per implementation and size.
 //   usage: bench_sweep [--quick] [--csv file] [--only w1,w2,...]
-//   workloads: sum elementwise overhead matmul transpose axis lazy
+//   workloads: sum elementwise overhead matmul transpose axis lazy pairwise host_memory
 // Exits 1 when a result check failed (its rows are not written), 0 otherwise;
 // speed is reported, never asserted.
 #include "sweep.hpp"
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--quick] [--csv file] [--only sum,elementwise,overhead,matmul,transpose,axis,lazy]\n",
+      std::fprintf(stderr, "usage: %s [--quick] [--csv file] [--only sum,elementwise,overhead,matmul,transpose,axis,lazy,pairwise,host_memory]\n",
                    argv[0]);
       return 2;
     }
@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   } else {
     cfg.device = {100, 5, 20, 10};
     cfg.host = {100, 3, 10, 1};
-    cfg.slow = {100, 3, 3, 1};
+    cfg.slow = {100, 3, 3, 1, false};
+    cfg.host_hi = 25;
   }
   sweep_recorder rec(csv, run_info::current());
   context c{rec, cfg, on_gpu ? "GPU" : "device=host"};
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
   if (wanted("axis")) axis_workload(c);
   if (wanted("lazy")) lazy_workloads(c);
   if (wanted("pairwise")) pairwise_workloads(c);
+  if (wanted("host_memory")) host_memory_workload(c);
   rec.end_line();
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("bench_sweep: %d rows in %s, %.1f s, %d check%s failed\n", rec.rows(), csv.c_str(), s, rec.failures(),

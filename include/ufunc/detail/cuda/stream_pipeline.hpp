@@ -186,10 +186,14 @@ inline bool is_pinned(const void* p) {
   return a.type == cudaMemoryTypeHost;
 }
 
-/// memcpy spread over the OpenMP threads when large (staging copies run on the
-/// host while the device works; one core alone is slower than the link).
+/// memcpy spread over the OpenMP threads (staging copies run on the host while
+/// the device works; one core alone is slower than the link). Pieces of at
+/// least 64 KiB, about one per thread and at most 1 MiB: the half-MiB chunks of
+/// a small call are copied by several cores too.
 inline void host_copy(void* dst, const void* src, std::size_t bytes) {
-  constexpr std::size_t piece = std::size_t(1) << 20;
+  constexpr std::size_t min_piece = std::size_t(64) << 10, max_piece = std::size_t(1) << 20;
+  const std::size_t slots = static_cast<std::size_t>(std::max(1, host::parallel_slots()));
+  const std::size_t piece = std::min(max_piece, std::max(min_piece, (bytes + slots - 1) / slots));
   const index_t n = static_cast<index_t>((bytes + piece - 1) / piece);
   if (n <= 1) {
     if (bytes) std::memcpy(dst, src, bytes);
