@@ -101,12 +101,23 @@ int main() {
     UFUNC_CUDA_CHECK(cudaMalloc(&d, bytes));
     g(p, 0.0f, 1.0f, ufunc::out(q));
     correct = check_gauss(p.data(), q.data(), n, "4 GiB pinned") && correct;
+    // Both directions at once (two streams, the device buffer's halves): what
+    // the link gives when a pipeline keeps both copy engines busy.
+    cudaStream_t s2[2];
+    for (auto& st : s2) UFUNC_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     const auto t = interleaved({[&] { UFUNC_CUDA_CHECK(cudaMemcpy(d, p.data(), bytes, cudaMemcpyHostToDevice)); },
                                 [&] { UFUNC_CUDA_CHECK(cudaMemcpy(q.data(), d, bytes, cudaMemcpyDeviceToHost)); },
-                                [&] { g(p, 0.0f, 1.0f, ufunc::out(q)); }},
+                                [&] { g(p, 0.0f, 1.0f, ufunc::out(q)); },
+                                [&] {
+                                  UFUNC_CUDA_CHECK(cudaMemcpyAsync(d, p.data(), bytes / 2, cudaMemcpyHostToDevice, s2[0]));
+                                  UFUNC_CUDA_CHECK(cudaMemcpyAsync(q.data(), d + n / 2, bytes / 2, cudaMemcpyDeviceToHost, s2[1]));
+                                  for (auto& st : s2) UFUNC_CUDA_CHECK(cudaStreamSynchronize(st));
+                                }},
                                reps);
-    std::printf("4 GiB pinned: H2D %.1f GB/s, D2H %.1f GB/s, ufunc gaussian_pdf in+out %.3f s (%.1f GB/s each way)\n",
-                bytes / t[0] / 1e9, bytes / t[1] / 1e9, t[2], bytes / t[2] / 1e9);
+    for (auto& st : s2) UFUNC_CUDA_CHECK(cudaStreamDestroy(st));
+    std::printf("4 GiB pinned: H2D %.1f GB/s, D2H %.1f GB/s, both at once %.1f GB/s each way; ufunc gaussian_pdf in+out "
+                "%.3f s (%.1f GB/s each way)\n",
+                bytes / t[0] / 1e9, bytes / t[1] / 1e9, bytes / 2 / t[3] / 1e9, t[2], bytes / t[2] / 1e9);
     const double r = t[2] / std::max(t[0], t[1]);
     report("elementwise 4 GiB pinned / max(pinned H2D, D2H memcpy)", r, "x", "<= 1.15", r <= 1.15);
     UFUNC_CUDA_CHECK(cudaFree(d));
@@ -185,6 +196,10 @@ int main() {
     UFUNC_CUDA_CHECK(cudaMalloc(&dy, n * 4));
     const std::vector<float> r = g(h, 0.0f, 1.0f);
     correct = check_gauss(h.data(), r.data(), n, "2^20 std::vector") && correct;
+    std::vector<float> o(n);
+    const auto ov = ufunc::make_view<ufunc::target::host>(o.data(), ufunc::shape{ufunc::index_t(n)});
+    ufunc::pinned_array<float> p(ufunc::shape{ufunc::index_t(n)}), q(ufunc::shape{ufunc::index_t(n)});
+    std::copy(h.begin(), h.end(), p.data());
     const auto t = interleaved({[&] {
                                   std::vector<float> y(n);
                                   UFUNC_CUDA_CHECK(cudaMemcpy(dx, h.data(), n * 4, cudaMemcpyHostToDevice));
@@ -194,12 +209,60 @@ int main() {
                                 [&] {
                                   std::vector<float> y = g(h, 0.0f, 1.0f);
                                   (void)y;
+                                },
+                                [&] { g(h, 0.0f, 1.0f, ufunc::out(ov)); },
+                                [&] { g(p, 0.0f, 1.0f, ufunc::out(q)); },
+                                [&] {
+                                  UFUNC_CUDA_CHECK(cudaMemcpy(dx, p.data(), n * 4, cudaMemcpyHostToDevice));
+                                  gauss_kernel<<<1024, 256>>>(dx, dy, long(n));
+                                  UFUNC_CUDA_CHECK(cudaMemcpy(q.data(), dy, n * 4, cudaMemcpyDeviceToHost));
                                 }},
                                40);
-    std::printf("2^20 std::vector: naive copy in, kernel, copy out %.1f us; ufunc %.1f us\n", t[0] * 1e6, t[1] * 1e6);
+    std::printf("2^20 std::vector: naive copy in, kernel, copy out %.1f us; ufunc %.1f us (into an existing vector "
+                "%.1f us); pinned: ufunc %.1f us, naive %.1f us\n",
+                t[0] * 1e6, t[1] * 1e6, t[2] * 1e6, t[3] * 1e6, t[4] * 1e6);
     report("gaussian_pdf 2^20 std::vector: ufunc / naive copies (us ratio)", t[1] / t[0], "x");
     UFUNC_CUDA_CHECK(cudaFree(dx));
     UFUNC_CUDA_CHECK(cudaFree(dy));
+  }
+
+  // ---- tuning: the chunk size bounds (detail::cuda_stream::chunk_bounds) -----
+  {
+    auto& cb = ufunc::detail::cuda_stream::chunk_bounds::get();
+    const std::size_t min0 = cb.min_bytes, max0 = cb.max_bytes;
+    const std::size_t n = std::size_t(1) << 20;
+    std::vector<float> h(n);
+    fill(h.data(), n, -3, 3);
+    const std::vector<std::size_t> mins{std::size_t(1) << 20, std::size_t(2) << 20, std::size_t(4) << 20,
+                                        std::size_t(8) << 20};
+    std::vector<std::function<void()>> fns;
+    for (std::size_t m : mins)
+      fns.push_back([&, m] {
+        cb.min_bytes = m;
+        std::vector<float> y = g(h, 0.0f, 1.0f);
+        (void)y;
+      });
+    const auto t = interleaved(fns, 40);
+    std::printf("tuning, 2^20 std::vector by minimum chunk:");
+    for (std::size_t k = 0; k < mins.size(); ++k) std::printf(" %zu MiB %.1f us;", mins[k] >> 20, t[k] * 1e6);
+    std::printf("\n");
+    cb.min_bytes = min0;
+    const std::size_t big = std::size_t(1) << 30;
+    ufunc::pinned_array<float> p(ufunc::shape{ufunc::index_t(big)}), q(ufunc::shape{ufunc::index_t(big)});
+    fill(p.data(), big, -3, 3);
+    const std::vector<std::size_t> maxs{std::size_t(16) << 20, std::size_t(32) << 20, std::size_t(64) << 20,
+                                        std::size_t(128) << 20};
+    fns.clear();
+    for (std::size_t m : maxs)
+      fns.push_back([&, m] {
+        cb.max_bytes = m;
+        g(p, 0.0f, 1.0f, ufunc::out(q));
+      });
+    const auto t2 = interleaved(fns, 3);
+    std::printf("tuning, 4 GiB pinned by maximum chunk:");
+    for (std::size_t k = 0; k < maxs.size(); ++k) std::printf(" %zu MiB %.1f ms;", maxs[k] >> 20, t2[k] * 1e3);
+    std::printf("\n");
+    cb.max_bytes = max0;
   }
 
   if (!correct) std::puts("bench_stream: A RESULT CHECK FAILED (the timings above measure wrong results)");

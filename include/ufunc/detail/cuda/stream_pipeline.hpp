@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <utility>
 #include <cstddef>
 #include <cstring>
@@ -36,12 +37,26 @@ namespace ufunc::detail::cuda_stream {
 
 /// Pipeline depth: 3 buffers per moving operand (copy in, compute, copy out).
 inline constexpr int buffers = 3;
+/// The bounds of target_chunk_bytes; process-wide, read by every streamed call
+/// (bench/bench_stream.cu sweeps them; H100, 2026-11-25: a 2^20-float std::vector
+/// call is fastest at 2 MiB, a 4 GiB pinned one is flat from 16 to 128 MiB).
+struct chunk_bounds {
+  std::atomic<std::size_t> min_bytes{std::size_t(2) << 20};  // 2^20 floats in and out: 725 us (1 MiB: 885)
+  std::atomic<std::size_t> max_bytes{std::size_t(32) << 20};
+  static chunk_bounds& get() {
+    static chunk_bounds b;
+    return b;
+  }
+};
 /// Host bytes a chunk moves at most when the data fits the limit anyway: about
 /// an eighth of the call's host bytes, so that even a few MiB run as several
 /// overlapping chunks (the first copy in and the last copy out overlap nothing),
-/// but at least 1 MiB (per-chunk costs: launches, copy setup) and at most 32 MiB.
+/// but at least chunk_bounds' minimum (per-chunk costs: launches, copy setup,
+/// host threads woken) and at most its maximum.
 inline std::size_t target_chunk_bytes(std::size_t host_bytes) {
-  return std::min(std::size_t(32) << 20, std::max(std::size_t(1) << 20, host_bytes / 8));
+  const auto& b = chunk_bounds::get();
+  return std::min(b.max_bytes.load(std::memory_order_relaxed),
+                  std::max(b.min_bytes.load(std::memory_order_relaxed), host_bytes / 8));
 }
 /// The host bytes a plan's operands move: what target_chunk_bytes is given.
 inline std::size_t host_bytes_of(const std::vector<stream_operand>& ops) {
