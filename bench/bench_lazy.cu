@@ -3,6 +3,7 @@
 // into one lambda, expression reductions and the mixed-layout kernel against the
 // memory system's peak. Results are checked against host references first.
 #include "bench_util.hpp"
+#include "workloads_lazy.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -11,32 +12,7 @@
 
 namespace {
 
-struct mul_f {
-  UFUNC_HD float operator()(float a, float b) const { return a * b; }
-};
-struct add_f {
-  UFUNC_HD float operator()(float a, float b) const { return a + b; }
-};
-struct sub_f {
-  UFUNC_HD float operator()(float a, float b) const { return a - b; }
-};
-struct fma3_f {
-  UFUNC_HD float operator()(float x, float b, float c) const { return x * b + c; }
-};
-struct hypot_f {
-  UFUNC_HD float operator()(float a, float b) const { return sqrtf(a * a + b * b); }
-};
-struct gauss_f {
-  UFUNC_HD float operator()(float x, float mu, float sigma) const {
-    const float z = (x - mu) / sigma;
-    return 0.3989422804f / sigma * expf(-0.5f * z * z);
-  }
-};
-struct six_f {  // the six-node expression hand-fused
-  UFUNC_HD float operator()(float x, float mx, float y, float my, float w) const {
-    return gauss_f{}(hypot_f{}(x - mx, y - my), 0.0f, 1.0f) * w;
-  }
-};
+using namespace workloads;  // mul_f ... six_f
 
 /// got[i] within rel * scale[i] of want[i] (scale: the magnitude of the terms,
 /// since a contracted x * b + c may differ from the rounded product plus c).

@@ -7,8 +7,7 @@
 // outputs (N = 1024, M = 2^24: the j range split across blocks). Results are
 // checked on sampled rows against double loops before they are timed.
 #include "bench_util.hpp"
-
-#include <cuda/std/array>
+#include "workloads_pairwise.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,33 +17,14 @@
 
 namespace {
 
-using P3 = cuda::std::array<float, 3>;
-struct term_vec {
-  UFUNC_HD float operator()(const P3& x, const P3& y, float b) const {
-    const float dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
-    return expf(-0.5f * (dx * dx + dy * dy + dz * dz)) * b;
-  }
-};
-/// The same term with an extra input z that moves along both axes (z = 0): no
-/// input split into x_i / y_j roles, so the general kernels run (the "before").
-struct term_vec_z {
-  UFUNC_HD float operator()(const P3& x, const P3& y, float b, float z) const { return term_vec{}(x, y, b) + z; }
-};
-struct d2_vec {
-  UFUNC_HD float operator()(const P3& x, const P3& y) const {
-    const float dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
-    return dx * dx + dy * dy + dz * dz;
-  }
-};
+using namespace workloads;  // P3, gauss_term3, dist2_3, ref_dist2
 
-double ref_d2(const std::vector<float>& x, long i, const std::vector<float>& y, long j) {
-  double s = 0;
-  for (int k = 0; k < 3; ++k) {
-    const double d = double(x[std::size_t(3 * i + k)]) - double(y[std::size_t(3 * j + k)]);
-    s += d * d;
-  }
-  return s;
-}
+/// The kernel sum's term with an extra input z that moves along both axes (z =
+/// 0): no input split into x_i / y_j roles, so the general kernels run (the
+/// "before").
+struct term_vec_z {
+  UFUNC_HD float operator()(const P3& x, const P3& y, float b, float z) const { return gauss_term3{}(x, y, b) + z; }
+};
 
 }  // namespace
 
@@ -70,9 +50,9 @@ int main() {
   const auto X = ufunc::asarray(hx, ufunc::shape{n, 1, 3});
   const auto Y = ufunc::asarray(hy, ufunc::shape{1, m, 3});
   const auto B = ufunc::asarray(hb, ufunc::shape{1, m});
-  const auto ksum = ufunc::map_reduce(term_vec{}, ufunc::plus{});
+  const auto ksum = ufunc::map_reduce(gauss_term3{}, ufunc::plus{});
   const auto ksum_z = ufunc::map_reduce(term_vec_z{}, ufunc::plus{});
-  const auto d2 = ufunc::vectorize(d2_vec{}, "d2");
+  const auto d2 = ufunc::vectorize(dist2_3{}, "d2");
   ufunc::array<float> a(ufunc::shape{n});
   ufunc::array<ufunc::index_t> nn(ufunc::shape{n});
   const double pairs = double(n) * double(m);
@@ -85,7 +65,7 @@ int main() {
     for (long i = 0; i < n; i += n / 64) {
       double s = 0, mag = 0;
       for (long j = 0; j < m; ++j) {
-        const double t = std::exp(-0.5 * ref_d2(hx, i, hy, j)) * hb[std::size_t(j)];
+        const double t = std::exp(-0.5 * ref_dist2(hx, i, hy, j)) * hb[std::size_t(j)];
         s += t, mag += std::fabs(t);
       }
       worst = std::max(worst, std::fabs(got[std::size_t(i)] - s) / mag);
@@ -129,9 +109,9 @@ int main() {
     long bad = 0;
     for (long i = 0; i < n; i += n / 64) {
       double best = 1e300;
-      for (long j = 0; j < m; ++j) best = std::min(best, ref_d2(hx, i, hy, j));
+      for (long j = 0; j < m; ++j) best = std::min(best, ref_dist2(hx, i, hy, j));
       const long j = static_cast<long>(got[std::size_t(i)]);
-      if (j < 0 || j >= m || ref_d2(hx, i, hy, j) > best * (1 + 1e-6) + 1e-12) ++bad;
+      if (j < 0 || j >= m || ref_dist2(hx, i, hy, j) > best * (1 + 1e-6) + 1e-12) ++bad;
     }
     std::printf("1-NN: %ld of 64 sampled queries wrong\n", bad);
     correct &= bad == 0;
@@ -154,7 +134,7 @@ int main() {
     for (long i = 0; i < ns; i += 256) {
       double s = 0, mag = 0;
       for (long j = 0; j < ms; ++j) {
-        const double t = std::exp(-0.5 * ref_d2(hx, i, hys, j)) * hbs[std::size_t(j)];
+        const double t = std::exp(-0.5 * ref_dist2(hx, i, hys, j)) * hbs[std::size_t(j)];
         s += t, mag += std::fabs(t);
       }
       worst = std::max(worst, std::fabs(got[std::size_t(i)] - s) / mag);

@@ -6,36 +6,24 @@
 // fresh random data. Coordinates on a grid of quarters make squared distances
 // exact in float (on the GPU too, FMA or not), so extrema and arg* compare
 // exactly and ties are frequent (the lowest j must win, as NumPy's argmin).
-#include "test_support.hpp"
+#include "pairwise_support.hpp"
 
 #include <omp.h>
-
-#include <cuda/std/array>
 
 namespace {
 
 using ufunc::index_t;
-using P3 = cuda::std::array<float, 3>;
+using test::dist2_3;
+using test::P3;
+using test::ref_dist2;
 
 /// exp(-|x - y|^2 / 8) * b.
 struct gauss3 {
-  UFUNC_HD float operator()(const P3& x, const P3& y, float b) const {
-    const float dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
-    return expf(-0.125f * (dx * dx + dy * dy + dz * dz)) * b;
-  }
+  UFUNC_HD float operator()(const P3& x, const P3& y, float b) const { return expf(-0.125f * dist2_3{}(x, y)) * b; }
 };
 /// |x - y|^2 * b: exact in float for grid values.
 struct dist2b3 {
-  UFUNC_HD float operator()(const P3& x, const P3& y, float b) const {
-    const float dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
-    return (dx * dx + dy * dy + dz * dz) * b;
-  }
-};
-struct dist2_3 {
-  UFUNC_HD float operator()(const P3& x, const P3& y) const {
-    const float dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
-    return dx * dx + dy * dy + dz * dz;
-  }
+  UFUNC_HD float operator()(const P3& x, const P3& y, float b) const { return dist2_3{}(x, y) * b; }
 };
 /// One coordinate: (x - y)^2 * b, exact for grid values.
 struct dist2b1 {
@@ -67,15 +55,6 @@ std::vector<float> grid(std::size_t n, std::uint64_t seed) {
   return f;
 }
 
-double d2(const std::vector<float>& x, index_t i, const std::vector<float>& y, index_t j) {
-  double s = 0;
-  for (int c = 0; c < 3; ++c) {
-    const double e = double(x[std::size_t(3 * i + c)]) - double(y[std::size_t(3 * j + c)]);
-    s += e * e;
-  }
-  return s;
-}
-
 /// NumPy's argmin/argmax of row i (first NaN, else first extremum).
 template <class F>
 index_t ref_arg(index_t m, const F& value, bool max) {
@@ -102,11 +81,11 @@ void check_vec3(std::uint64_t seed, index_t n, index_t m) {
   std::vector<double> sum(std::size_t(n), 0.0), mag(std::size_t(n), 0.0);
   for (index_t i = 0; i < n; ++i)
     for (index_t j = 0; j < m; ++j) {
-      const double t = std::exp(-0.125 * d2(hx, i, hy, j)) * hb[std::size_t(j)];
+      const double t = std::exp(-0.125 * ref_dist2(hx, i, hy, j)) * hb[std::size_t(j)];
       sum[std::size_t(i)] += t;
       mag[std::size_t(i)] += std::fabs(t);
     }
-  auto exact = [&](index_t i, index_t j) { return d2(hx, i, hy, j) * hb[std::size_t(j)]; };
+  auto exact = [&](index_t i, index_t j) { return ref_dist2(hx, i, hy, j) * hb[std::size_t(j)]; };
   // float terms: a few eps each; the sum: a serial run plus log2 of the runs.
   const double bound = (48.0 + std::log2(double(m) + 1.0)) * 6e-8;
   for (int orient = 0; orient < 2; ++orient) {
@@ -153,8 +132,8 @@ void check_vec3(std::uint64_t seed, index_t n, index_t m) {
         CHECK(double(first[k]) == exact(i, 0));
         CHECK(double(last[k]) == exact(i, m - 1));
       }
-      CHECK(amin[k] == ref_arg(m, [&](index_t j) { return d2(hx, i, hy, j); }, false));
-      CHECK(amax[k] == ref_arg(m, [&](index_t j) { return d2(hx, i, hy, j); }, true));
+      CHECK(amin[k] == ref_arg(m, [&](index_t j) { return ref_dist2(hx, i, hy, j); }, false));
+      CHECK(amax[k] == ref_arg(m, [&](index_t j) { return ref_dist2(hx, i, hy, j); }, true));
     }
   }
 }

@@ -1,33 +1,26 @@
 // ufunc::vec<D>: inputs whose last axis is a core dimension, passed to the
 // function as cuda::std::array<T, D>, in ufunc calls, lazy expressions and
 // map_reduce/argmin, against serial double-precision loops on fresh random data.
-#include "test_support.hpp"
+#include "pairwise_support.hpp"
 
 #include <cuda/std/array>
+
+#include <initializer_list>
+#include <utility>
 
 namespace {
 
 using ufunc::index_t;
-using P3 = cuda::std::array<float, 3>;
+using test::dist2_3;
+using test::P3;
+using test::ref_dist2;
 
 struct dist3 {
-  UFUNC_HD float operator()(const P3& a, const P3& b) const {
-    const float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-    return sqrtf(dx * dx + dy * dy + dz * dz);
-  }
-};
-struct dist2_3 {
-  UFUNC_HD float operator()(const P3& a, const P3& b) const {
-    const float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-    return dx * dx + dy * dy + dz * dz;
-  }
+  UFUNC_HD float operator()(const P3& a, const P3& b) const { return sqrtf(dist2_3{}(a, b)); }
 };
 /// exp(-|x - y|^2 / 2) * b: a Gaussian kernel sum's term.
 struct gauss_term {
-  UFUNC_HD float operator()(const P3& x, const P3& y, float b) const {
-    const float dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
-    return expf(-0.5f * (dx * dx + dy * dy + dz * dz)) * b;
-  }
+  UFUNC_HD float operator()(const P3& x, const P3& y, float b) const { return expf(-0.5f * dist2_3{}(x, y)) * b; }
 };
 /// A weighted 2-D point against a plain weight and a scalar: mixes core and
 /// plain inputs in one call (and double coordinates).
@@ -39,15 +32,6 @@ struct weighted2 {
 struct first_of1 {
   UFUNC_HD float operator()(const cuda::std::array<float, 1>& p) const { return 3.0f * p[0]; }
 };
-
-double ref_dist2(const std::vector<float>& x, index_t i, const std::vector<float>& y, index_t j) {
-  double s = 0;
-  for (int k = 0; k < 3; ++k) {
-    const double d = double(x[std::size_t(3 * i + k)]) - double(y[std::size_t(3 * j + k)]);
-    s += d * d;
-  }
-  return s;
-}
 
 /// Pairwise distances (N,1,3) x (1,M,3) -> (N,M), contiguous and from a
 /// transposed (3,N) store, into a new array and into `out`.
@@ -351,23 +335,26 @@ void check_pairwise_args(std::uint64_t seed, index_t n, index_t m) {
   }
 }
 
-}  // namespace
-
-TEST_CASE("vec: ufunc calls and lazy nodes with core dimensions against serial loops") {
-  test::for_each_target([](auto tg) {
-    using Tg = decltype(tg);
-    for (auto nm : {std::pair<index_t, index_t>{1, 1}, {7, 5}, {33, 130}, {300, 17}})
-      check_vectorize<Tg>(test::fresh_seed(), nm.first, nm.second);
-    check_mixed<Tg>(test::fresh_seed());
+/// Runs check(target, seed, n, m) on every target for each size (n, m) of
+/// `sizes`, with a fresh seed each time.
+template <class Check>
+void for_each_size(std::initializer_list<std::pair<index_t, index_t>> sizes, const Check& check) {
+  test::for_each_target([&](auto tg) {
+    for (auto nm : sizes) check(tg, test::fresh_seed(), nm.first, nm.second);
   });
 }
 
+}  // namespace
+
+TEST_CASE("vec: ufunc calls and lazy nodes with core dimensions against serial loops") {
+  for_each_size({{1, 1}, {7, 5}, {33, 130}, {300, 17}},
+                [](auto tg, std::uint64_t seed, index_t n, index_t m) { check_vectorize<decltype(tg)>(seed, n, m); });
+  test::for_each_target([](auto tg) { check_mixed<decltype(tg)>(test::fresh_seed()); });
+}
+
 TEST_CASE("vec: kernel sums and nearest neighbours over pairs (map_reduce, argmin of a lazy node)") {
-  test::for_each_target([](auto tg) {
-    using Tg = decltype(tg);
-    for (auto nm : {std::pair<index_t, index_t>{1, 1}, {5, 9}, {64, 1000}, {257, 301}, {1000, 3}})
-      check_reduce<Tg>(test::fresh_seed(), nm.first, nm.second);
-  });
+  for_each_size({{1, 1}, {5, 9}, {64, 1000}, {257, 301}, {1000, 3}},
+                [](auto tg, std::uint64_t seed, index_t n, index_t m) { check_reduce<decltype(tg)>(seed, n, m); });
 }
 
 TEST_CASE("vec: shape errors name the core dimension") {
@@ -375,17 +362,11 @@ TEST_CASE("vec: shape errors name the core dimension") {
 }
 
 TEST_CASE("vec: pairwise reductions at the tiled kernel's sizes (tiles, split ranges, both orientations, ops)") {
-  test::for_each_target([](auto tg) {
-    using Tg = decltype(tg);
-    for (auto nm : {std::pair<index_t, index_t>{64, 60000}, {1000, 3000}, {4099, 700}, {300, 256}, {2, 5000}})
-      check_pairwise<Tg>(test::fresh_seed(), nm.first, nm.second);
-  });
+  for_each_size({{64, 60000}, {1000, 3000}, {4099, 700}, {300, 256}, {2, 5000}},
+                [](auto tg, std::uint64_t seed, index_t n, index_t m) { check_pairwise<decltype(tg)>(seed, n, m); });
 }
 
 TEST_CASE("vec: pairwise argmin/argmax (7-D, exact ties: lowest j, NaN: first), prime sizes and below one tile") {
-  test::for_each_target([](auto tg) {
-    using Tg = decltype(tg);
-    for (auto nm : {std::pair<index_t, index_t>{97, 257}, {1031, 509}, {70, 255}, {600, 3001}, {257, 20011}})
-      check_pairwise_args<Tg>(test::fresh_seed(), nm.first, nm.second);
-  });
+  for_each_size({{97, 257}, {1031, 509}, {70, 255}, {600, 3001}, {257, 20011}},
+                [](auto tg, std::uint64_t seed, index_t n, index_t m) { check_pairwise_args<decltype(tg)>(seed, n, m); });
 }

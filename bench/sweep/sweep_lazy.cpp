@@ -5,40 +5,13 @@
 // broadcast rows, 2048^2 ... 8192^2. Every result is checked first.
 #include "sweep.hpp"
 
+#include "../workloads_lazy.hpp"
+
 namespace sweep {
-namespace {
-
-struct mul_f {
-  UFUNC_HD float operator()(float a, float b) const { return a * b; }
-};
-struct add_f {
-  UFUNC_HD float operator()(float a, float b) const { return a + b; }
-};
-struct sub_f {
-  UFUNC_HD float operator()(float a, float b) const { return a - b; }
-};
-struct fma3_f {
-  UFUNC_HD float operator()(float x, float b, float c) const { return x * b + c; }
-};
-struct hypot_f {
-  UFUNC_HD float operator()(float a, float b) const { return sqrtf(a * a + b * b); }
-};
-struct gauss_f {
-  UFUNC_HD float operator()(float x, float mu, float sigma) const {
-    const float z = (x - mu) / sigma;
-    return 0.3989422804f / sigma * expf(-0.5f * z * z);
-  }
-};
-struct six_f {
-  UFUNC_HD float operator()(float x, float mx, float y, float my, float w) const {
-    return gauss_f{}(hypot_f{}(x - mx, y - my), 0.0f, 1.0f) * w;
-  }
-};
-
-}  // namespace
 
 void lazy_workloads(context& c) {
   using ufunc::index_t;
+  using namespace workloads;
   const auto mul = ufunc::vectorize(mul_f{}, "mul");
   const auto add = ufunc::vectorize(add_f{}, "add");
   const auto sub = ufunc::vectorize(sub_f{}, "sub");

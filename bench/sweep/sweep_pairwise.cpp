@@ -5,31 +5,15 @@
 // sampled rows against double loops first.
 #include "sweep.hpp"
 
-#include <cuda/std/array>
+#include "../workloads_pairwise.hpp"
 
 namespace sweep {
-namespace {
-
-using P3 = cuda::std::array<float, 3>;
-struct ksum_term {
-  UFUNC_HD float operator()(const P3& x, const P3& y, float b) const {
-    const float dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
-    return expf(-0.5f * (dx * dx + dy * dy + dz * dz)) * b;
-  }
-};
-struct dist2 {
-  UFUNC_HD float operator()(const P3& x, const P3& y) const {
-    const float dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
-    return dx * dx + dy * dy + dz * dz;
-  }
-};
-
-}  // namespace
 
 void pairwise_workloads(context& c) {
   using ufunc::index_t;
-  const auto ksum = ufunc::map_reduce(ksum_term{}, ufunc::plus{});
-  const auto d2 = ufunc::vectorize(dist2{}, "dist2");
+  using namespace workloads;
+  const auto ksum = ufunc::map_reduce(gauss_term3{}, ufunc::plus{});
+  const auto d2 = ufunc::vectorize(dist2_3{}, "dist2");
   const int lo = c.cfg.quick ? 8 : 10, hi = c.cfg.quick ? 10 : 18;
   for (int e : exponents(lo, hi, 2)) {
     const index_t n = index_t(1) << e;
@@ -40,14 +24,7 @@ void pairwise_workloads(context& c) {
     auto a = ufunc::empty<float>(ufunc::shape{n});
     auto nn = ufunc::empty<index_t>(ufunc::shape{n});
     const std::string shp = shape_str({n, n}), tag = " 2^" + std::to_string(e);
-    auto ref_d2 = [&](index_t i, index_t j) {
-      double s = 0;
-      for (int k = 0; k < 3; ++k) {
-        const double d = double(hx[std::size_t(3 * i + k)]) - double(hy[std::size_t(3 * j + k)]);
-        s += d * d;
-      }
-      return s;
-    };
+    auto ref_d2 = [&](index_t i, index_t j) { return ref_dist2(hx, i, hy, j); };
     c.rec.progress("kernel_sum_3d" + tag);
     ksum(ufunc::vec<3>(X), ufunc::vec<3>(Y), B, ufunc::axis(1), ufunc::out(a));
     ufunc::argmin(d2.lazy(ufunc::vec<3>(X), ufunc::vec<3>(Y)), ufunc::axis(1), ufunc::out(nn));
