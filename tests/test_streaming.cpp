@@ -264,6 +264,122 @@ TEST_CASE("streaming: a refused allocation mid-call frees everything and leaves 
 }
 #endif
 
+#if defined(UFUNC_TESTING)
+namespace {
+/// Staging blocks taken and not returned (none on the host backend, which stages nothing).
+std::size_t staging_out() {
+#  if defined(UFUNC_BACKEND_CUDA)
+  return ufunc::detail::cuda_stream::staging_cache::get().blocks_out();
+#  else
+  return 0;
+#  endif
+}
+}  // namespace
+
+TEST_CASE("streaming: a CUDA error mid-pipeline drains, frees, leaves inputs and keeps the rows before it") {
+  if (!ufunc::cuda_backend) return;  // the host backend has no pipeline to interrupt
+  namespace tst = ufunc::detail::testing;
+  const std::uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const index_t m = 97, n = 33;
+  const shape s{m, n};
+  const auto hx = test::random_vector<float>(static_cast<std::size_t>(s.count()), seed);
+  const auto hy = test::random_vector<float>(static_cast<std::size_t>(s.count()), seed + 1);
+  const auto hx0 = hx, hy0 = hy;
+  const auto mul = ufunc::vectorize([] UFUNC_HD (float u, float v) { return u * v; }, "mul");
+  const limit_scope lim(3 * 4 * 33 * 3 * 5);  // about five rows a chunk: about 20 chunks
+  const auto hxv = ufunc::make_view<ufunc::target::host>(hx.data(), s);
+  const auto hyv = ufunc::make_view<ufunc::target::host>(hy.data(), s);
+  std::vector<float> want(hx.size());
+  for (std::size_t i = 0; i < want.size(); ++i) want[i] = hx[i] * hy[i];
+  constexpr float old = 7.0f;  // what out holds before each call
+
+  std::vector<float> o(want.size(), old);
+  ufunc::pinned_array<float> po(s);
+  auto pageable = [&] { mul(hxv, hyv, ufunc::out(ufunc::make_view<ufunc::target::host>(o.data(), s))); };
+  auto pinned = [&] { mul(hxv, hyv, ufunc::out(po)); };
+  // Warm runs: the staging cache and the streams exist before the baseline.
+  pageable();
+  pinned();
+  CHECK(same_bits(o, want));
+  CHECK(same_bits(po.to_host(), want));
+  const long long chunks = tst::pipeline().chunks.load();
+  const long long rpc = tst::pipeline().rows_per_chunk.load();
+  const long long nb = tst::pipeline().buffers.load();
+  REQUIRE(chunks >= 2 * nb + 2);
+  const long long live0 = tst::live_allocations();
+  CHECK(staging_out() == 0u);
+
+  for (const long long k : {0LL, 1LL, nb, chunks / 2, chunks - 1}) {
+    for (const bool pin : {false, true}) {
+      INFO("fault at chunk " << k << " of " << chunks << (pin ? ", pinned out" : ", pageable out"));
+      std::fill(o.begin(), o.end(), old);
+      std::fill(po.data(), po.data() + po.size(), old);
+      tst::set_pipeline_fault(k);
+      CHECK_THROWS_AS(pin ? pinned() : pageable(), ufunc::cuda_error);
+      tst::clear_pipeline_fault();
+      CHECK(tst::live_allocations() == live0);
+      CHECK(staging_out() == 0u);
+      CHECK(same_bits(hx, hx0));
+      CHECK(same_bits(hy, hy0));
+      // The note's guarantee: a pinned out holds every chunk enqueued before
+      // the failure (its copies were drained); a pageable out the chunks
+      // already moved out of staging (0 .. k - buffers); the rest is untouched.
+      const long long done_chunks = pin ? k : std::max(0LL, k - nb + 1);
+      const std::size_t done = static_cast<std::size_t>(std::min<long long>(done_chunks * rpc, m) * n);
+      const std::vector<float> got = pin ? po.to_host() : o;
+      CHECK(std::memcmp(got.data(), want.data(), done * sizeof(float)) == 0);
+      CHECK(std::all_of(got.begin() + static_cast<std::ptrdiff_t>(done), got.end(), [&](float v) { return v == old; }));
+      // The device is still usable: the same call now succeeds.
+      if (pin) {
+        pinned();
+        CHECK(same_bits(po.to_host(), want));
+      } else {
+        pageable();
+        CHECK(same_bits(o, want));
+      }
+      CHECK(tst::live_allocations() == live0);
+    }
+  }
+
+  // A streamed reduction (partials along axis 0, and a whole sum of a
+  // std::vector): the fault frees everything; the next call gives the same result.
+  const auto px = pinned_of(hx, s);
+  auto red0 = [&] { return ufunc::sum(px, ufunc::axis(0)).to_host(); };
+  auto redall = [&] { return ufunc::sum(hx); };
+  const auto got0 = red0();
+  const long long rchunks0 = tst::pipeline().chunks.load();
+  const float gotall = redall();
+  const long long rchunksall = tst::pipeline().chunks.load();
+  REQUIRE(rchunks0 >= 2);
+  REQUIRE(rchunksall >= 2);
+  const long long live1 = tst::live_allocations();
+  for (const long long k : {0LL, rchunks0 / 2, rchunks0 - 1}) {
+    INFO("axis-0 sum: fault at chunk " << k << " of " << rchunks0);
+    tst::set_pipeline_fault(k);
+    CHECK_THROWS_AS((void)red0(), ufunc::cuda_error);
+    tst::clear_pipeline_fault();
+    CHECK(tst::live_allocations() == live1);
+    CHECK(staging_out() == 0u);
+    CHECK(same_bits(px.to_host(), hx0));
+    CHECK(same_bits(red0(), got0));
+  }
+  for (const long long k : {0LL, rchunksall / 2, rchunksall - 1}) {
+    INFO("whole sum: fault at chunk " << k << " of " << rchunksall);
+    tst::set_pipeline_fault(k);
+    CHECK_THROWS_AS((void)redall(), ufunc::cuda_error);
+    tst::clear_pipeline_fault();
+    CHECK(tst::live_allocations() == live1);
+    CHECK(staging_out() == 0u);
+    CHECK(same_bits(hx, hx0));
+    CHECK(redall() == gotall);
+  }
+  double abs_sum = 0, ref = 0;
+  for (float v : hx) abs_sum += std::fabs(v), ref += v;
+  CHECK(std::fabs(gotall - ref) <= (std::log2(double(m * n)) + double(rchunksall) + 2) * 1.2e-7 * abs_sum);
+}
+#endif
+
 namespace {
 struct sq_diff_fn {
   UFUNC_HD double operator()(float a, double b) const { return (a - b) * (a - b); }
