@@ -14,8 +14,11 @@
 // Failures: any error (a CUDA error, out_of_memory) first drains every pipeline
 // stream, then returns the staging buffers and frees the chunk buffers, then
 // reaches the caller. Inputs are only read. Host outputs then hold the results
-// of the chunks drained before the failure, in order from the first row, and
-// whatever they held before (or a partial chunk) after it.
+// of the chunks copied back before the failure, in order from the first row, and
+// whatever they held before (or a partial chunk) after them: when chunk k fails
+// to enqueue, a page-locked output holds chunks 0..k-1 (their copies were
+// enqueued, and the drain waits for them), a pageable one chunks 0..k-buffers
+// (those moved out of staging; the later ones die in their staging blocks).
 #pragma once
 
 #include <algorithm>
