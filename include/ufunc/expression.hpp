@@ -62,7 +62,11 @@ inline constexpr bool targets_agree = std::is_void_v<A> || std::is_void_v<B> || 
 /// shape is the broadcast shape of its leaves, checked when each node is built.
 /// It holds named arrays as views (they must outlive every evaluation) and owns
 /// arrays passed as rvalues. Copying an expression copies views and shares owned
-/// arrays. `Target` is the target of its array leaves (void when it has none).
+/// arrays. `Target` is the target of its array leaves (void when it has none)
+/// and functions; in a CUDA build a device expression may also have host-memory
+/// leaves (host arrays and views, pinned_arrays), which its evaluation and its
+/// reductions stream through the device in chunks (see README, "Streaming from
+/// host memory").
 template <class Target, class Fn, class... Leaves>
 class expression {
  public:
@@ -140,6 +144,8 @@ auto part_of(A&& a) {
     using T = typename tr::value_type;
     using Tg = typename tr::target_type;
     array_leaf<T, Tg> l;
+    static_assert(!is_pinned<B>::value || std::is_lvalue_reference_v<A>,
+                  "ufunc::lazy: a pinned_array leaf is held as a view: pass a named one (it must outlive evaluation)");
     if constexpr (!is_view<B>::value && !std::is_lvalue_reference_v<A>) {
       // An rvalue array: the expression keeps it alive.
       auto p = std::make_shared<const array<T, Tg>>(std::move(a));
@@ -162,21 +168,46 @@ auto part_of(A&& a) {
   }
 }
 
+/// A part that is one host-memory array leaf (a host array or view, a
+/// pinned_array, or ufunc::lazy of one): a device expression streams it.
+template <class P>
+inline constexpr bool host_leaf_part =
+    std::is_same_v<typename P::target_type, target::host> && std::is_same_v<typename P::fn_type, leaf_fn>;
+/// A target with its own memory apart from the host's (CUDA builds only).
+template <class Tg>
+inline constexpr bool device_memory_target = !std::is_void_v<Tg> && !std::is_same_v<Tg, target::host>;
+
+/// True when an expression (its leaves tuple) has a host-memory array leaf.
+template <class Leaves>
+struct has_host_leaf : std::false_type {};
+template <class... L>
+struct has_host_leaf<std::tuple<L...>> : std::bool_constant<(std::is_same_v<typename L::target_type, target::host> || ...)> {};
+
+/// The target of a node over parts P (Hint: its function's target, void for an
+/// operator). All parts must agree, except that host-memory leaves join a node
+/// whose other parts (or function) are on a device target: evaluated there,
+/// they stream through it (issue 14) as they do in an eager call. Function
+/// nodes of host target never join a device node (their functions may be
+/// host-only code).
 template <class Hint, class... P>
 struct node_target {
-  template <class Acc, class... Q>
+  template <bool SkipHostLeaves, class Acc, class... Q>
   struct fold {
     using type = Acc;
     static constexpr bool ok = true;
   };
-  template <class Acc, class Q, class... Rest>
-  struct fold<Acc, Q, Rest...> {
-    using next = fold<join_target<Acc, typename Q::target_type>, Rest...>;
+  template <bool SkipHostLeaves, class Acc, class Q, class... Rest>
+  struct fold<SkipHostLeaves, Acc, Q, Rest...> {
+    static constexpr bool skip = SkipHostLeaves && host_leaf_part<Q>;
+    using here = std::conditional_t<skip, void, typename Q::target_type>;
+    using next = fold<SkipHostLeaves, join_target<Acc, here>, Rest...>;
     using type = typename next::type;
-    static constexpr bool ok = targets_agree<Acc, typename Q::target_type> && next::ok;
+    static constexpr bool ok = targets_agree<Acc, here> && next::ok;
   };
-  using type = typename fold<Hint, P...>::type;
-  static constexpr bool ok = fold<Hint, P...>::ok;
+  using strict = fold<true, Hint, P...>;  // every part but the host leaves
+  static constexpr bool streams = device_memory_target<typename strict::type>;
+  using type = std::conditional_t<streams, typename strict::type, typename fold<false, Hint, P...>::type>;
+  static constexpr bool ok = streams ? strict::ok : fold<false, Hint, P...>::ok;
 };
 
 template <class Hint, class F, class... P>

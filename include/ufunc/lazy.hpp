@@ -21,7 +21,8 @@ namespace ufunc {
 /// shape_error, with nothing written) and a stream (the default stream
 /// otherwise). Returns a new array of the expression's element type and shape
 /// on its target (a std::tuple of arrays when the last function has several
-/// outputs), or the out view(s). Enqueued on the stream; does not wait. An
+/// outputs; a host array when a device expression has host-memory leaves, which
+/// stream through the device), or the out view(s). Enqueued on the stream; does not wait. An
 /// expression with only scalar leaves runs on the build's device.
 template <class E, class... C, std::enable_if_t<detail::is_expression_v<E>, int> = 0>
 auto evaluate(const E& e, C&&... c) {

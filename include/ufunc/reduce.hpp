@@ -41,6 +41,14 @@ struct fold_fn {
   template <class A>
   UFUNC_HD A operator()(const A& acc, const A& part) const { return op(acc, part); }
 };
+/// fin(acc): a streamed reduction's finalisation (mean's division), applied
+/// once to the folded accumulators.
+template <class Fin>
+struct finish_fn {
+  Fin fin;
+  template <class A>
+  UFUNC_HD auto operator()(const A& acc) const { return fin(acc); }
+};
 }  // namespace detail
 
 /// A reduction: made by `reduce`, `map_reduce` or one of the conveniences
@@ -96,13 +104,31 @@ class reducer {
       // Known from the argument types: no axis, keepdims or out -> a host value.
       constexpr bool scalar =
           !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
-      return call<scalar>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
+      return call<scalar, false>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
     }
   }
 
   const char* name() const noexcept { return name_; }
 
  private:
+  template <class, class, class, class, class>
+  friend class reducer;
+
+  /// The leaves of a device expression with host-memory leaves: as operator()'s
+  /// plain path, the host arrays and views streamed like pinned_arrays.
+  template <class... Args>
+  auto call_streaming_host(Args&&... args) const {
+    using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims |
+                                         detail::c_unsafe_cast,
+                                     detail::bare_t<Args>...>;
+    const detail::controls o = detail::read_controls(args...);
+    auto outs = detail::out_views(args...);
+    auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
+    constexpr bool scalar =
+        !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
+    return call<scalar, true>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
+  }
+
   template <std::size_t... I, std::size_t... J, class In>
   auto fused_call(std::index_sequence<I...>, std::index_sequence<J...>, In&& in, stream_ref s) const {
     constexpr std::size_t nin = sizeof...(I);
@@ -110,28 +136,47 @@ class reducer {
     using G = detail::fused<typename decltype(e)::function_type>;
     const reducer<AccOverride, G, Op, Init, Kind> r(G{e.function()}, op_, init_, name_);
     auto args = std::tuple_cat(e.leaf_args(), std::forward_as_tuple(std::get<nin + J>(std::move(in))...));
-    auto result = std::apply(r, std::move(args));
+    // A device expression may have host-memory leaves (expression.hpp): they stream.
+    using E = decltype(e);
+    constexpr bool host_streams = detail::device_memory_target<typename E::target_type> &&
+                                  detail::has_host_leaf<typename E::leaves_type>::value;
+    auto result = [&] {
+      if constexpr (host_streams)
+        return std::apply([&](auto&&... a) { return r.call_streaming_host(std::forward<decltype(a)>(a)...); },
+                          std::move(args));
+      else
+        return std::apply(r, std::move(args));
+    }();
     detail::order_frees_after(e, s);
     return result;
   }
 
-  template <bool Scalar, std::size_t... I, class In, class Outs>
+  /// HostStreams: host arrays and views among the inputs are a device
+  /// expression's leaves, streamed as pinned_arrays are (else they make the
+  /// reduction run on the host).
+  template <bool Scalar, bool HostStreams, std::size_t... I, class In, class Outs>
   auto call(std::index_sequence<I...>, In& in, const detail::controls& o, const Outs& outs) const {
     using namespace detail;
     using ct = common_target<std::tuple_element_t<I, In>...>;
     using Target = typename ct::type;
     // std::vector and pinned_array inputs of a CUDA build reduce on the device;
-    // plain reductions (reduce, map_reduce, sum, prod, min, max) without out
-    // stream them in chunks (streamed() below), the others copy them whole.
+    // plain reductions (reduce, map_reduce, sum, prod, min, max) and mean, with
+    // or without out, stream them in chunks (streamed() below); argmin and
+    // argmax copy them whole.
     constexpr bool to_device =
         cuda_backend && ((arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
-                          is_pinned<bare_t<std::tuple_element_t<I, In>>>::value) || ...);
-    constexpr bool host_arrays = (host_array_arg<std::tuple_element_t<I, In>>() || ...);
+                          is_pinned<bare_t<std::tuple_element_t<I, In>>>::value ||
+                          (HostStreams && host_array_arg<std::tuple_element_t<I, In>>())) ||
+                         ...);
+    constexpr bool host_arrays = !HostStreams && (host_array_arg<std::tuple_element_t<I, In>>() || ...);
+    static_assert(!HostStreams || std::is_same_v<Kind, plain_kind> || std::is_same_v<Kind, mean_kind>,
+                  "ufunc::argmin/argmax: an expression with host-memory leaves is not streamed; evaluate it first "
+                  "(ufunc::evaluate streams it)");
     static_assert(ct::consistent || (to_device && !host_arrays),
                   "ufunc reduction: the array inputs live in different targets' memory");
-    if constexpr (to_device && std::is_same_v<Kind, detail::plain_kind> && std::tuple_size_v<Outs> == 0 &&
+    if constexpr (to_device && (std::is_same_v<Kind, detail::plain_kind> || std::is_same_v<Kind, detail::mean_kind>) &&
                   !host_arrays) {
-      return streamed<Scalar>(std::index_sequence<I...>{}, in, o);
+      return streamed<Scalar>(std::index_sequence<I...>{}, in, o, outs);
     } else if constexpr (to_device && !host_arrays) {
       auto staged = std::make_tuple(stage<target::device>(std::get<I>(in), o.stream)...);
       return std::apply([&](const auto&... a) { return run<Scalar, target::device>(std::forward_as_tuple(a...), o, outs); }, staged);
@@ -155,7 +200,23 @@ class reducer {
       return false;
   }
 
-  /// A plain reduction whose inputs include host memory, in chunks planned by
+  /// Checks out(...) of a reduction to `result` before any work, as NumPy: its
+  /// shape exactly (a whole reduction, without axes or keepdims, also takes any
+  /// one-element out: a 0-d or a (1,) array alike), apart from the inputs, and
+  /// Res -> OutT allowed by the casting rule.
+  template <class Res, class OutT, std::size_t N>
+  void check_out(const detail::operand_layout& ol, const shape& result, const shape& bshape, const std::vector<int>* axp,
+                 const detail::controls& o, const std::array<detail::operand_layout, N>& lay) const {
+    using namespace detail;
+    const bool one = !axp && !o.keepdims && result.count() == 1 && ol.shp.count() == 1;
+    if (!(ol.shp == result || one))
+      throw shape_error(std::string(name_) + ": out has shape " + ol.shp.str() + " but reducing shape " +
+                        bshape.str() + " over axes " + axes_str(axp) + " gives " + result.str());
+    check_out_apart(name_, ol, lay);
+    check_out_cast<Res, OutT>(name_, o.unsafe_cast);
+  }
+
+  /// A plain reduction or a mean whose inputs include host memory, in chunks planned by
   /// detail/stream_plan.hpp under the device memory limit and run by the CUDA
   /// pipeline: chunks along kept dims each compute their rows of the result;
   /// chunks along reduced dims each compute a partial result of the whole
@@ -163,15 +224,20 @@ class reducer {
   /// op(op(op(p0, p1), p2), ...)): a float sum is then, per result element, the
   /// engine's tree sum within each chunk and a left-to-right sum over the C
   /// chunks, so its error is at most about (log2(elements per chunk) + C) x eps x
-  /// sum|x|. A reduction with an explicit initial value chunked along reduced dims,
-  /// and empty ones, copy their inputs whole instead (as before streaming).
-  template <bool Scalar, std::size_t... I, class In>
-  auto streamed(std::index_sequence<I...>, In& in, const detail::controls& o) const {
+  /// sum|x|. An explicit initial value is applied once: the first chunk reduces
+  /// with it, later partials without. A mean streams the sum of its accumulator
+  /// type and divides once at the end. With out(...), the result is streamed
+  /// into a device temporary of the accumulator type, then written into out as
+  /// the in-memory path writes its temporary (same checks, made before any work;
+  /// out is written only after every chunk succeeded). Empty reductions copy
+  /// their inputs whole instead (as before streaming).
+  template <bool Scalar, std::size_t... I, class In, class Outs>
+  auto streamed(std::index_sequence<I...>, In& in, const detail::controls& o, const Outs& outs) const {
     using namespace detail;
     using Target = target::device;
     auto fallback = [&] {
       auto staged = std::make_tuple(stage<Target>(std::get<I>(in), o.stream)...);
-      return std::apply([&](const auto&... a) { return run<Scalar, Target>(std::forward_as_tuple(a...), o, std::tuple<>{}); },
+      return std::apply([&](const auto&... a) { return run<Scalar, Target>(std::forward_as_tuple(a...), o, outs); },
                         staged);
     };
 #if defined(UFUNC_BACKEND_CUDA)
@@ -179,13 +245,24 @@ class reducer {
     using M = std::decay_t<std::invoke_result_t<const Map&, typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::value_type...>>;
     using kt = kind_traits<Kind, AccOverride, Op, M>;
     using Acc = typename kt::acc;
-    const acc_op<Acc, typename kt::op> op{kt::make_op(op_)};
+    using UsedOp = typename kt::op;
+    using Res = std::decay_t<std::invoke_result_t<const typename kt::fin&, const Acc&>>;
+    const acc_op<Acc, UsedOp> op{kt::make_op(op_)};
     const std::array<operand_layout, nin> lay{layout_of(std::get<I>(in))...};
     const shape bshape = broadcast_inputs(name_, lay);
     const std::vector<int>* axp = o.axes_or_null();
     const auto mask = axis_mask(bshape, axp, name_, o.single_axis);
     const auto g = make_geometry<nin>(bshape, mask, o.keepdims, lay);
     if (g.R == 0 || g.K == 0) return fallback();
+    if constexpr (std::tuple_size_v<Outs> == 1) {
+      using OutT = typename std::decay_t<std::tuple_element_t<0, Outs>>::value_type;
+      check_out<Res, OutT>(layout_of(std::get<0>(outs)), g.result, bshape, axp, o, lay);
+    }
+    // Per chunk: the plain reduction of the accumulator type (a mean's sum); the
+    // first chunk applies the initial value, later partials must not repeat it.
+    using FirstInit = std::conditional_t<std::is_same_v<Kind, mean_kind>, default_init, Init>;
+    const reducer<Acc, Map, UsedOp, FirstInit, plain_kind> first(map_, kt::make_op(op_), FirstInit{init_}, name_);
+    const reducer<Acc, Map, UsedOp, no_init, plain_kind> rest(map_, kt::make_op(op_), no_init{}, name_);
     std::vector<index_t> kd;
     std::vector<bool> red;
     for (int d = 0; d < bshape.size(); ++d) {
@@ -196,12 +273,12 @@ class reducer {
     array<Acc, Target> r(g.result, o.stream);
     std::vector<stream_operand> sop{stream_operand_of(contiguous_layout(r.data(), sizeof(Acc), shape(kd)), false)};
     const std::array<bool, nin> host{(arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
-                                      is_pinned<bare_t<std::tuple_element_t<I, In>>>::value)...};
+                                      is_pinned<bare_t<std::tuple_element_t<I, In>>>::value ||
+                                      host_array_arg<std::tuple_element_t<I, In>>())...};
     for (std::size_t i = 0; i < nin; ++i) sop.push_back(stream_operand_of(lay[i], host[i]));
     const std::size_t part_bytes = static_cast<std::size_t>(g.K) * sizeof(Acc);
     const stream_plan p = plan_stream(name_, bshape, sop, &red, device_limit_now(), cuda_stream::buffers,
                                       cuda_stream::target_chunk_bytes(cuda_stream::host_bytes_of(sop)), part_bytes);
-    if (p.partial && !std::is_same_v<Init, default_init> && !std::is_same_v<Init, no_init>) return fallback();
     std::vector<cuda_stream::io> io(sop.size());
     std::vector<const void*> base(sop.size());
     io[0].is_out = true;
@@ -244,7 +321,11 @@ class reducer {
       };
       const bool fold = p.partial && c > 0;
       Acc* dst = fold ? parts[static_cast<std::size_t>(c % p.buffers)].data() : static_cast<Acc*>(ptr[0]);
-      (*this)(arg(std::integral_constant<std::size_t, I>{})..., ufunc::axes(cax), ufunc::keepdims,
+      if (fold)
+        rest(arg(std::integral_constant<std::size_t, I>{})..., ufunc::axes(cax), ufunc::keepdims,
+             ufunc::out(view_of(0, dst)), st);
+      else
+        first(arg(std::integral_constant<std::size_t, I>{})..., ufunc::axes(cax), ufunc::keepdims,
               ufunc::out(view_of(0, dst)), st);
       if (!p.partial) return;
       if (fold) {
@@ -256,10 +337,33 @@ class reducer {
       }
       UFUNC_CUDA_CHECK(cudaEventRecord(folded.e, st.get()));
     });
-    if constexpr (Scalar)
-      return static_cast<Acc>(r.to_host(o.stream)[0]);
-    else
-      return r;
+    // The finalisation (a mean's division by the reduced count), once.
+    auto finished = [&] {
+      if constexpr (std::is_same_v<Kind, mean_kind>) {
+        array<Res, Target> f(rshape, o.stream);
+        const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
+        run_elementwise<Target, Res>(finish_fn<typename kt::fin>{kt::make_fin(g.R)}, rshape,
+                                     cuda::std::make_tuple(f.data()), cuda::std::make_tuple(in_ptr<Acc>{r.data()}),
+                                     std::array<operand_layout, 2>{contiguous_layout(f.data(), sizeof(Res), rshape), rl},
+                                     o.stream);
+        return f;
+      } else {
+        return std::move(r);
+      }
+    };
+    if constexpr (std::tuple_size_v<Outs> == 1) {
+      // Written as the in-memory path writes its temporary into out.
+      auto ov = std::get<0>(outs);
+      const auto ol = layout_of(ov);
+      using OutT = typename decltype(ov)::value_type;
+      const auto f = finished();
+      cast_layout<Target, OutT, Res>(ov.data(), ol, f.data(), contiguous_layout(f.data(), sizeof(Res), ol.shp), o.stream);
+      return ov;
+    } else if constexpr (Scalar) {
+      return static_cast<Res>(finished().to_host(o.stream)[0]);
+    } else {
+      return finished();
+    }
 #else
     return fallback();
 #endif
@@ -330,15 +434,8 @@ class reducer {
     if constexpr (std::tuple_size_v<Outs> == 1) {
       auto ov = std::get<0>(outs);
       const auto ol = layout_of(ov);
-      // NumPy wants out's shape exactly; a whole reduction (no axis, no keepdims)
-      // also takes any one-element out (documented: a 0-d or a (1,) array alike).
-      const bool one = !axp && !o.keepdims && g.result.count() == 1 && ol.shp.count() == 1;
-      if (!(ol.shp == g.result || one))
-        throw shape_error(std::string(name_) + ": out has shape " + ol.shp.str() + " but reducing shape " +
-                          bshape.str() + " over axes " + axes_str(axp) + " gives " + g.result.str());
-      check_out_apart(name_, ol, lay);
       using OutT = typename decltype(ov)::value_type;
-      check_out_cast<Res, OutT>(name_, o.unsafe_cast);
+      check_out<Res, OutT>(ol, g.result, bshape, axp, o, lay);
       if (std::is_same_v<OutT, Res> && ol.shp.count() > 0 && ov.is_contiguous() && g.R > 0) {
         backend::run(job, reinterpret_cast<Res*>(ov.data()), o.stream);
       } else if (g.K > 0) {

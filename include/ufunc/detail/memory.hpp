@@ -58,6 +58,27 @@ inline void clear_allocation_limit() { allocations().fail_from.store(0); }
 inline long long allocation_attempts() { return allocations().attempts.load(); }
 /// Allocations made (device, host, pinned) and not yet freed.
 inline long long live_allocations() { return allocations().live.load(); }
+
+/// A fault the streaming pipeline (detail/cuda/stream_pipeline.hpp) raises, and
+/// what the last pipeline planned, so tests can interrupt a streamed call at a
+/// chosen chunk and know which rows came before it.
+struct pipeline_state {
+  std::atomic<long long> fault_chunk{-1};   ///< chunk (0-based) whose enqueue fails (-1: none)
+  std::atomic<long long> chunks{0};         ///< the last pipeline's chunk count
+  std::atomic<long long> rows_per_chunk{0};  ///< its rows per chunk (rows of its chunked axis)
+  std::atomic<int> buffers{0};              ///< its pipeline depth
+};
+inline pipeline_state& pipeline() {
+  static pipeline_state s;
+  return s;
+}
+/// From now on every streaming pipeline fails with cuda_error (through the same
+/// check as a failed CUDA call: a cudaErrorInvalidValue, which leaves the device
+/// usable) when it enqueues chunk k (0-based: after the chunk's host-to-device
+/// copies are enqueued, before its kernels), until clear_pipeline_fault().
+/// k < 0 clears.
+inline void set_pipeline_fault(long long k) { pipeline().fault_chunk.store(k < 0 ? -1 : k); }
+inline void clear_pipeline_fault() { pipeline().fault_chunk.store(-1); }
 }  // namespace testing
 #endif
 

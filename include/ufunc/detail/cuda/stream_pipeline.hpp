@@ -14,8 +14,11 @@
 // Failures: any error (a CUDA error, out_of_memory) first drains every pipeline
 // stream, then returns the staging buffers and frees the chunk buffers, then
 // reaches the caller. Inputs are only read. Host outputs then hold the results
-// of the chunks drained before the failure, in order from the first row, and
-// whatever they held before (or a partial chunk) after it.
+// of the chunks copied back before the failure, in order from the first row, and
+// whatever they held before (or a partial chunk) after them: when chunk k fails
+// to enqueue, a page-locked output holds chunks 0..k-1 (their copies were
+// enqueued, and the drain waits for them), a pageable one chunks 0..k-buffers
+// (those moved out of staging; the later ones die in their staging blocks).
 #pragma once
 
 #include <algorithm>
@@ -87,17 +90,28 @@ class staging_cache {
         void* p = idle_[best].second;
         idle_bytes_ -= got;
         idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(best));
+        ++out_;
         return p;
       }
     }
     got = bytes;
-    return pinned_memory::allocate(bytes);  // outside the lock: slow
+    void* p = pinned_memory::allocate(bytes);  // outside the lock: slow
+    const std::lock_guard<std::mutex> lock(m_);
+    ++out_;
+    return p;
+  }
+  /// Blocks acquired and not yet released (0 whenever no streamed call runs:
+  /// tests check that a failed call returned its staging buffers).
+  std::size_t blocks_out() {
+    const std::lock_guard<std::mutex> lock(m_);
+    return out_;
   }
   void release(void* p, std::size_t bytes) noexcept {
     if (!p) return;
     void* drop = nullptr;
     {
       const std::lock_guard<std::mutex> lock(m_);
+      --out_;
       if (idle_bytes_ + bytes <= cache_keep_bytes) {
         idle_.emplace_back(bytes, p);
         idle_bytes_ += bytes;
@@ -123,6 +137,7 @@ class staging_cache {
   std::mutex m_;
   std::vector<std::pair<std::size_t, void*>> idle_;
   std::size_t idle_bytes_ = 0;
+  std::size_t out_ = 0;
 };
 
 /// A staging block, returned to the cache on scope exit.
@@ -242,6 +257,12 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
   const std::size_t nops = ops.size();
   const int nb = p.buffers;
   stream_set& ss = stream_set::get();
+#if defined(UFUNC_TESTING)
+  auto& tp = testing::pipeline();
+  tp.chunks.store(p.chunks);
+  tp.rows_per_chunk.store(p.rows_per_chunk);
+  tp.buffers.store(nb);
+#endif
 
   // Buffers first (declared before the drain guard, so freed after it ran).
   std::vector<std::vector<device_block>> dev(nops);
@@ -328,6 +349,10 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
         ptr[k] = nullptr;
       }
     }
+#if defined(UFUNC_TESTING)
+    // The test-only fault: fails here as a failed launch of chunk c's kernel would.
+    UFUNC_CUDA_CHECK(tp.fault_chunk.load() == c ? cudaErrorInvalidValue : cudaSuccess);
+#endif
     compute(c, ptr, stream_ref(st));
     for (std::size_t k = 0; k < nops; ++k) {
       if (!ops[k].is_out || p.roles[k] != role::moves) continue;
