@@ -66,6 +66,7 @@ struct pipeline_state {
   std::atomic<long long> fault_chunk{-1};   ///< chunk (0-based) whose enqueue fails (-1: none)
   std::atomic<long long> chunks{0};         ///< the last pipeline's chunk count
   std::atomic<long long> rows_per_chunk{0};  ///< its rows per chunk (rows of its chunked axis)
+  std::atomic<long long> chunk_elems{0};     ///< elements of its iteration space a full chunk covers
   std::atomic<int> buffers{0};              ///< its pipeline depth
 };
 inline pipeline_state& pipeline() {

@@ -13,12 +13,12 @@
 //
 // Failures: any error (a CUDA error, out_of_memory) first drains every pipeline
 // stream, then returns the staging buffers and frees the chunk buffers, then
-// reaches the caller. Inputs are only read. Host outputs then hold, element by
-// element, their old value or their result; which chunks were copied back before
-// the failure is not promised (on the H100 a simulated failure at chunk k left
-// even chunk 0 of a page-locked output unwritten, against the expectation that
-// its enqueued copy would complete), and a real error inside a copy may leave
-// part of a chunk written.
+// reaches the caller. Inputs are only read. Host outputs then hold the results
+// of the chunks copied back before the failure, in order from the first row, and
+// whatever they held before (or a partial chunk) after them: when chunk k fails
+// to enqueue, a page-locked output holds chunks 0..k-1 (their copies were
+// enqueued, and the drain waits for them), a pageable one chunks 0..k-buffers
+// (those moved out of staging; the later ones die in their staging blocks).
 #pragma once
 
 #include <algorithm>
@@ -261,6 +261,7 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
   auto& tp = testing::pipeline();
   tp.chunks.store(p.chunks);
   tp.rows_per_chunk.store(p.rows_per_chunk);
+  tp.chunk_elems.store(p.chunks > 0 ? p.chunk_shape(0).count() : 0);
   tp.buffers.store(nb);
 #endif
 
