@@ -19,7 +19,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -51,21 +50,12 @@ void fill(float* p, std::size_t n, float lo, float hi) {
   for (long long i = 0; i < static_cast<long long>(n); ++i) p[i] = value_at(std::size_t(i), lo, hi);
 }
 
-double seconds(const std::function<void()>& fn) {
-  const auto t0 = std::chrono::steady_clock::now();
-  fn();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-/// Median host seconds of each fn, interleaved (fn0, fn1, ..., fn0, ...) after
-/// one warm-up round.
+/// Median host seconds of each fn, interleaved (fn0, fn1, ..., fn0, ...) over
+/// `reps` rounds after the harness's warm-up: streamed calls return when done,
+/// so the host clock times them.
 std::vector<double> interleaved(const std::vector<std::function<void()>>& fns, int reps) {
-  for (const auto& fn : fns) fn();
-  std::vector<std::vector<double>> t(fns.size());
-  for (int r = 0; r < reps; ++r)
-    for (std::size_t k = 0; k < fns.size(); ++k) t[k].push_back(seconds(fns[k]));
   std::vector<double> m;
-  for (auto& v : t) m.push_back(median(v));
+  for (const auto& t : measure_interleaved<ufunc::target::host>(fns, budget{0, reps, reps, 1})) m.push_back(t.ms * 1e-3);
   return m;
 }
 

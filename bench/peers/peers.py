@@ -89,7 +89,12 @@ def measure_host(fns, b):
         for _ in range(b.batch):
             fn()
         return (time.perf_counter() - t) / b.batch
-    first = sum(one(fn) for fn in fns)
+    return rounds(one, fns, sum(one(fn) for fn in fns), b)
+
+
+def rounds(one, fns, first, b):
+    """Medians of `one(fn)` for each fn over interleaved rounds, as many as fit
+    the budget given the first round's total time `first` (seconds)."""
     reps = max(b.min_reps, min(b.max_reps, int(b.budget_ms / 1e3 / max(first, 1e-6))))
     ts = [[] for _ in fns]
     for _ in range(reps):
@@ -123,12 +128,7 @@ class Device:
         # batches of ten 30 ms calls made the largest sizes take most of the run
         if first > 1e-3:
             batch[0] = 1
-        reps = max(b.min_reps, min(b.max_reps, int(b.budget_ms / 1e3 / max(first, 1e-6))))
-        ts = [[] for _ in fns]
-        for _ in range(reps):
-            for i, fn in enumerate(fns):
-                ts[i].append(one(fn))
-        return [(statistics.median(t), reps) for t in ts]
+        return rounds(one, fns, first, b)
 
 
 def rotation(nbytes, l2, cap=64):

@@ -48,6 +48,18 @@ std::string shape_str(std::initializer_list<long long> dims);
 /// Exponents lo, lo + step, ..., hi (hi always included).
 std::vector<int> exponents(int lo, int hi, int step = 1);
 
+/// The seed's gaussian pdf (workloads gaussian_pdf, gaussian_pdf_host, call_overhead).
+struct gauss_f {
+  UFUNC_HD float operator()(float x, float mean, float sigma) const {
+    const float z = (x - mean) / sigma;
+    return expf(-0.5f * z * z) / (sigma * 2.5066282746310002f);
+  }
+};
+
+/// got[i] within 1e-5 relative (+2e-6) of want[i] for every i < n (float32
+/// elementwise results against a host reference), recorded as a check `what`.
+bool all_close(sweep_recorder& rec, const float* got, const float* want, std::size_t n, const std::string& what);
+
 /// |got - want| <= rel * scale + abs_tol, else a message on stderr.
 bool close(double got, double want, double rel, double scale, double abs_tol = 0);
 

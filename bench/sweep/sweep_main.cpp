@@ -37,6 +37,15 @@ std::vector<int> exponents(int lo, int hi, int step) {
   return e;
 }
 
+bool all_close(sweep_recorder& rec, const float* got, const float* want, std::size_t n, const std::string& what) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(std::fabs(got[i] - want[i]) <= 1e-5 * std::fabs(want[i]) + 2e-6)) {
+      std::fprintf(stderr, "  [%zu] %.9g vs reference %.9g\n", i, got[i], want[i]);
+      return rec.check(false, what);
+    }
+  return rec.check(true, what);
+}
+
 bool close(double got, double want, double rel, double scale, double abs_tol) {
   const bool ok = std::fabs(got - want) <= rel * scale + abs_tol;
   if (!ok) std::fprintf(stderr, "  %.9g vs reference %.9g (tolerance %.3g)\n", got, want, rel * scale + abs_tol);

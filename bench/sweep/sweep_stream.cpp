@@ -11,32 +11,13 @@
 #include "sweep.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace sweep {
-namespace {
-
-struct gauss_host_f {
-  UFUNC_HD float operator()(float x, float mean, float sigma) const {
-    const float z = (x - mean) / sigma;
-    return expf(-0.5f * z * z) / (sigma * 2.5066282746310002f);
-  }
-};
-
-bool close_all(sweep_recorder& rec, const float* got, const std::vector<float>& want, std::size_t n,
-               const std::string& what) {
-  for (std::size_t i = 0; i < n; ++i)
-    if (!(std::fabs(got[i] - want[i]) <= 1e-5 * std::fabs(want[i]) + 2e-6)) {
-      std::fprintf(stderr, "  [%zu] %.9g vs reference %.9g\n", i, got[i], want[i]);
-      return rec.check(false, what);
-    }
-  return rec.check(true, what);
-}
-
-}  // namespace
 
 void host_memory_workload(context& c) {
   using ufunc::index_t;
-  const auto g = ufunc::vectorize(gauss_host_f{}, "gaussian_pdf");
+  const auto g = ufunc::vectorize(gauss_f{}, "gaussian_pdf");
   const int lo = c.cfg.quick ? 10 : 16, hi = c.cfg.quick ? 18 : 26;
   for (int e : exponents(lo, hi, 2)) {
     const std::size_t n = std::size_t(1) << e;
@@ -45,7 +26,7 @@ void host_memory_workload(context& c) {
     c.rec.progress(tag);
     const std::vector<float> h = uniform(n, 41, -3, 3);
     std::vector<float> want(n);
-    for (std::size_t i = 0; i < n; ++i) want[i] = gauss_host_f{}(h[i], 0.0f, 1.0f);
+    for (std::size_t i = 0; i < n; ++i) want[i] = gauss_f{}(h[i], 0.0f, 1.0f);
     ufunc::pinned_array<float> p(ufunc::shape{ni}), q(ufunc::shape{ni});
     std::copy(h.begin(), h.end(), p.data());
     const double bytes = 8.0 * double(n);
@@ -53,9 +34,9 @@ void host_memory_workload(context& c) {
       c.rec.row("gaussian_pdf_host", impl, shp, "float32", double(n), t, bytes, "GB/s", 0, "");
     };
     const std::vector<float> r = g(h, 0.0f, 1.0f);
-    const bool vec_ok = r.size() == n && close_all(c.rec, r.data(), want, n, tag + " std::vector");
+    const bool vec_ok = r.size() == n && all_close(c.rec, r.data(), want.data(), n, tag + " std::vector");
     g(p, 0.0f, 1.0f, ufunc::out(q));
-    const bool pin_ok = close_all(c.rec, q.data(), want, n, tag + " pinned_array");
+    const bool pin_ok = all_close(c.rec, q.data(), want.data(), n, tag + " pinned_array");
     // interleaved: both see the same machine drift
     std::vector<std::function<void()>> fns;
     std::vector<std::string> names;
