@@ -1,0 +1,223 @@
+// Probe of the tensor-core matmul kernel (detail/cuda/kernels/matmul_mma.cuh,
+// issue 17) against cuBLAS (cublasGemmEx, FP32 compute) in the same run:
+//  1. correctness on fresh random data: ragged shapes against a float64 host
+//     reference (||out - ref|| / ||ref|| under a bound from k and the type's
+//     epsilon), and large shapes against cuBLAS's own result;
+//  2. speed at 1024^3, 4096^3, 8192^3, bf16 and f16 inputs, float output,
+//     interleaved with cuBLAS (median of event-timed repetitions).
+// Not part of the library's matmul yet (the registry wiring follows the 16-bit
+// element types). CMake target bench_tensor_core, or by hand: nvcc -O3 -std=c++17
+//   -gencode=arch=compute_90,code=sm_90 -Iinclude bench/bench_tensor_core.cu -lcublas
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include <ufunc/detail/cuda/kernels/matmul_mma.cuh>
+
+#define CK(x)                                                                                  \
+  do {                                                                                         \
+    cudaError_t e_ = (x);                                                                      \
+    if (e_ != cudaSuccess) {                                                                   \
+      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__);     \
+      std::exit(1);                                                                            \
+    }                                                                                          \
+  } while (0)
+#define CB(x)                                                                     \
+  do {                                                                            \
+    cublasStatus_t s_ = (x);                                                      \
+    if (s_ != CUBLAS_STATUS_SUCCESS) {                                            \
+      std::printf("cuBLAS error %d at %s:%d\n", int(s_), __FILE__, __LINE__);     \
+      std::exit(1);                                                               \
+    }                                                                             \
+  } while (0)
+
+namespace mma = ufunc::detail::mma;
+
+template <class T>
+float to_f(T v) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __bfloat162float(v);
+  else return __half2float(v);
+}
+template <class T>
+T from_f(float v) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) return __float2bfloat16_rn(v);
+  else return __float2half_rn(v);
+}
+template <class T>
+cudaDataType_t cuda_type() {
+  return std::is_same_v<T, __nv_bfloat16> ? CUDA_R_16BF : CUDA_R_16F;
+}
+template <class T>
+const char* type_name() {
+  return std::is_same_v<T, __nv_bfloat16> ? "bf16" : "f16";
+}
+
+std::mt19937_64 rng(std::random_device{}());
+
+template <class T>
+std::vector<T> random_matrix(long long n) {
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<T> v(static_cast<size_t>(n));
+  for (auto& x : v) x = from_f<T>(d(rng));
+  return v;
+}
+
+// Row-major C = A @ B by cuBLAS (column-major): C^T = B^T A^T.
+template <class T>
+void cublas_gemm(cublasHandle_t h, const T* a, const T* b, float* c, int m, int n, int k) {
+  const float one = 1.f, zero = 0.f;
+  CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, cuda_type<T>(), n, a, cuda_type<T>(), k, &zero, c,
+                  CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+template <class T>
+mma::args<T, float> make_args(const T* a, const T* b, float* c, long long m, long long n, long long k) {
+  mma::args<T, float> p;
+  p.a = a, p.b = b, p.c = c, p.m = m, p.n = n, p.k = k, p.lda = k, p.ldb = n, p.ldc = n;
+  return p;
+}
+
+double rel_err(const std::vector<float>& out, const std::vector<double>& ref) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!std::isfinite(out[i])) return INFINITY;
+    num += (out[i] - ref[i]) * (out[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return std::sqrt(num / den);
+}
+
+template <class T>
+bool check_small(long long m, long long n, long long k) {
+  auto ha = random_matrix<T>(m * k), hb = random_matrix<T>(k * n);
+  T *a, *b;
+  float* c;
+  CK(cudaMalloc(&a, ha.size() * sizeof(T)));
+  CK(cudaMalloc(&b, hb.size() * sizeof(T)));
+  CK(cudaMalloc(&c, m * n * sizeof(float)));
+  CK(cudaMemcpy(a, ha.data(), ha.size() * sizeof(T), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(b, hb.data(), hb.size() * sizeof(T), cudaMemcpyHostToDevice));
+  CK(cudaMemset(c, 0xFF, m * n * sizeof(float)));  // NaN: unwritten elements fail
+  const auto p = make_args(a, b, c, m, n, k);
+  if (!mma::fits(p)) {
+    std::printf("  %s %lldx%lldx%lld: not taken by the kernel\n", type_name<T>(), m, n, k);
+    return false;
+  }
+  CK(mma::launch(p, nullptr));
+  CK(cudaDeviceSynchronize());
+  std::vector<float> out(static_cast<size_t>(m * n));
+  CK(cudaMemcpy(out.data(), c, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<double> ref(out.size(), 0.0);
+  for (long long i = 0; i < m; ++i)
+    for (long long kk = 0; kk < k; ++kk) {
+      const double av = to_f(ha[i * k + kk]);
+      for (long long j = 0; j < n; ++j) ref[i * n + j] += av * to_f(hb[kk * n + j]);
+    }
+  const double e = rel_err(out, ref), bound = 4 * std::sqrt(double(k)) * 1.2e-7 + 1e-6;
+  const bool ok = e < bound;
+  std::printf("  %s %5lldx%5lldx%5lld: rel err %.2e (bound %.1e) %s\n", type_name<T>(), m, n, k, e, bound,
+              ok ? "ok" : "FAILED");
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  CK(cudaFree(c));
+  return ok;
+}
+
+template <class T, class Cfg>
+bool bench(cublasHandle_t h, int n, int reps, const char* cfg_name) {
+  auto ha = random_matrix<T>(1LL * n * n), hb = random_matrix<T>(1LL * n * n);
+  T *a, *b;
+  float *c, *cref;
+  const size_t bytes = size_t(n) * n;
+  CK(cudaMalloc(&a, bytes * sizeof(T)));
+  CK(cudaMalloc(&b, bytes * sizeof(T)));
+  CK(cudaMalloc(&c, bytes * sizeof(float)));
+  CK(cudaMalloc(&cref, bytes * sizeof(float)));
+  CK(cudaMemcpy(a, ha.data(), bytes * sizeof(T), cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(b, hb.data(), bytes * sizeof(T), cudaMemcpyHostToDevice));
+  CK(cudaMemset(c, 0xFF, bytes * sizeof(float)));
+  const auto p = make_args(a, b, c, n, n, n);
+  CK(mma::launch<Cfg>(p, nullptr));
+  cublas_gemm(h, a, b, cref, n, n, n);
+  CK(cudaDeviceSynchronize());
+  std::vector<float> o(bytes), r(bytes);
+  CK(cudaMemcpy(o.data(), c, bytes * sizeof(float), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(r.data(), cref, bytes * sizeof(float), cudaMemcpyDeviceToHost));
+  double num = 0, den = 0;
+  bool finite = true;
+  for (size_t i = 0; i < bytes; ++i) {
+    finite = finite && std::isfinite(o[i]);
+    num += double(o[i] - r[i]) * (o[i] - r[i]);
+    den += double(r[i]) * r[i];
+  }
+  const double e = finite ? std::sqrt(num / den) : INFINITY;
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> tk, tc;
+  for (int i = 0; i < 3; ++i) {  // warm-up
+    CK(mma::launch<Cfg>(p, nullptr));
+    cublas_gemm(h, a, b, cref, n, n, n);
+  }
+  for (int i = 0; i < reps; ++i) {  // interleaved
+    float ms;
+    CK(cudaEventRecord(e0));
+    CK(mma::launch<Cfg>(p, nullptr));
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    tk.push_back(ms);
+    CK(cudaEventRecord(e0));
+    cublas_gemm(h, a, b, cref, n, n, n);
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    tc.push_back(ms);
+  }
+  std::sort(tk.begin(), tk.end());
+  std::sort(tc.begin(), tc.end());
+  const double fl = 2.0 * n * n * double(n);
+  const double mk = tk[tk.size() / 2], mc = tc[tc.size() / 2];
+  std::printf("  %s %s %5d^3: tensor_core %.3f ms %.1f TFLOP/s | cuBLAS %.3f ms %.1f TFLOP/s | ratio %.3f | vs cuBLAS rel "
+              "diff %.2e%s\n",
+              type_name<T>(), cfg_name, n, mk, fl / mk * 1e-9, mc, fl / mc * 1e-9, mc / mk, e, e < 1e-4 ? "" : " FAILED");
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  CK(cudaFree(c));
+  CK(cudaFree(cref));
+  return e < 1e-4;
+}
+
+int main() {
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s\n", prop.name);
+  cublasHandle_t h;
+  CB(cublasCreate(&h));
+  bool ok = true;
+  std::printf("correctness (float64 host reference):\n");
+  const long long shapes[][3] = {{1, 8, 8}, {17, 24, 40}, {128, 256, 32}, {129, 264, 72}, {300, 520, 1000},
+                                 {1000, 8, 1024}};
+  for (auto& s : shapes) {
+    ok = check_small<__nv_bfloat16>(s[0], s[1], s[2]) && ok;
+    ok = check_small<__half>(s[0], s[1], s[2]) && ok;
+  }
+  std::printf("speed (interleaved with cuBLAS, medians):\n");
+  for (int n : {1024, 4096, 8192}) {
+    const int reps = n <= 1024 ? 50 : n <= 4096 ? 20 : 10;
+    ok = bench<__nv_bfloat16, mma::default_config>(h, n, reps, "128x256x32/8w") && ok;
+    ok = bench<__half, mma::default_config>(h, n, reps, "128x256x32/8w") && ok;
+    ok = bench<__nv_bfloat16, mma::config<128, 128, 32, 2, 2, 4>>(h, n, reps, "128x128x32/4w") && ok;
+    ok = bench<__nv_bfloat16, mma::config<256, 128, 32, 4, 2, 3>>(h, n, reps, "256x128x32/8w") && ok;
+  }
+  CB(cublasDestroy(h));
+  std::printf("%s\n", ok ? "ALL OK" : "SOME FAILED");
+  return ok ? 0 : 1;
+}
