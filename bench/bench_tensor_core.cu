@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <ufunc/detail/cuda/kernels/matmul_mma.cuh>
+#include <ufunc/detail/cuda/kernels/matmul_wgmma.cuh>
 
 #define CK(x)                                                                                  \
   do {                                                                                         \
@@ -94,8 +95,21 @@ double rel_err(const std::vector<float>& out, const std::vector<double>& ref) {
   return std::sqrt(num / den);
 }
 
+// The kernels under test, by name: mma (mma.sync) and wgmma (two descriptor variants).
+enum class kern { mma, wgmma, wgmma_swap };
+const char* kern_name(kern k) { return k == kern::mma ? "mma.sync" : k == kern::wgmma ? "wgmma" : "wgmma(swapB)"; }
+template <class Cfg = mma::default_config, class T>
+cudaError_t run_kernel(kern which, const T* a, const T* b, float* c, long long m, long long n, long long k) {
+  if (which == kern::mma) return mma::launch<Cfg>(make_args(a, b, c, m, n, k), nullptr);
+  ufunc::detail::wgmma::args<T, float> p;
+  p.a = a, p.b = b, p.c = c, p.m = m, p.n = n, p.k = k, p.lda = k, p.ldb = n, p.ldc = n;
+  if (!ufunc::detail::wgmma::fits(p)) return cudaErrorInvalidValue;
+  return which == kern::wgmma ? ufunc::detail::wgmma::launch<false>(p, nullptr)
+                              : ufunc::detail::wgmma::launch<true>(p, nullptr);
+}
+
 template <class T>
-bool check_small(long long m, long long n, long long k) {
+bool check_small(kern which, long long m, long long n, long long k) {
   auto ha = random_matrix<T>(m * k), hb = random_matrix<T>(k * n);
   T *a, *b;
   float* c;
@@ -105,12 +119,11 @@ bool check_small(long long m, long long n, long long k) {
   CK(cudaMemcpy(a, ha.data(), ha.size() * sizeof(T), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(b, hb.data(), hb.size() * sizeof(T), cudaMemcpyHostToDevice));
   CK(cudaMemset(c, 0xFF, m * n * sizeof(float)));  // NaN: unwritten elements fail
-  const auto p = make_args(a, b, c, m, n, k);
-  if (!mma::fits(p)) {
+  if (which == kern::mma && !mma::fits(make_args(a, b, c, m, n, k))) {
     std::printf("  %s %lldx%lldx%lld: not taken by the kernel\n", type_name<T>(), m, n, k);
     return false;
   }
-  CK(mma::launch(p, nullptr));
+  CK(run_kernel(which, a, b, c, m, n, k));
   CK(cudaDeviceSynchronize());
   std::vector<float> out(static_cast<size_t>(m * n));
   CK(cudaMemcpy(out.data(), c, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
@@ -122,7 +135,7 @@ bool check_small(long long m, long long n, long long k) {
     }
   const double e = rel_err(out, ref), bound = 4 * std::sqrt(double(k)) * 1.2e-7 + 1e-6;
   const bool ok = e < bound;
-  std::printf("  %s %5lldx%5lldx%5lld: rel err %.2e (bound %.1e) %s\n", type_name<T>(), m, n, k, e, bound,
+  std::printf("  %-12s %s %5lldx%5lldx%5lld: rel err %.2e (bound %.1e) %s\n", kern_name(which), type_name<T>(), m, n, k, e, bound,
               ok ? "ok" : "FAILED");
   CK(cudaFree(a));
   CK(cudaFree(b));
@@ -130,8 +143,8 @@ bool check_small(long long m, long long n, long long k) {
   return ok;
 }
 
-template <class T, class Cfg>
-bool bench(cublasHandle_t h, int n, int reps, const char* cfg_name) {
+template <class T, class Cfg = mma::default_config>
+bool bench(cublasHandle_t h, kern which, int n, int reps, const char* cfg_name) {
   auto ha = random_matrix<T>(1LL * n * n), hb = random_matrix<T>(1LL * n * n);
   T *a, *b;
   float *c, *cref;
@@ -143,8 +156,8 @@ bool bench(cublasHandle_t h, int n, int reps, const char* cfg_name) {
   CK(cudaMemcpy(a, ha.data(), bytes * sizeof(T), cudaMemcpyHostToDevice));
   CK(cudaMemcpy(b, hb.data(), bytes * sizeof(T), cudaMemcpyHostToDevice));
   CK(cudaMemset(c, 0xFF, bytes * sizeof(float)));
-  const auto p = make_args(a, b, c, n, n, n);
-  CK(mma::launch<Cfg>(p, nullptr));
+  auto launch = [&] { CK(run_kernel<Cfg>(which, a, b, c, n, n, n)); };
+  launch();
   cublas_gemm(h, a, b, cref, n, n, n);
   CK(cudaDeviceSynchronize());
   std::vector<float> o(bytes), r(bytes);
@@ -163,13 +176,13 @@ bool bench(cublasHandle_t h, int n, int reps, const char* cfg_name) {
   CK(cudaEventCreate(&e1));
   std::vector<double> tk, tc;
   for (int i = 0; i < 3; ++i) {  // warm-up
-    CK(mma::launch<Cfg>(p, nullptr));
+    launch();
     cublas_gemm(h, a, b, cref, n, n, n);
   }
   for (int i = 0; i < reps; ++i) {  // interleaved
     float ms;
     CK(cudaEventRecord(e0));
-    CK(mma::launch<Cfg>(p, nullptr));
+    launch();
     CK(cudaEventRecord(e1));
     CK(cudaEventSynchronize(e1));
     CK(cudaEventElapsedTime(&ms, e0, e1));
@@ -185,9 +198,9 @@ bool bench(cublasHandle_t h, int n, int reps, const char* cfg_name) {
   std::sort(tc.begin(), tc.end());
   const double fl = 2.0 * n * n * double(n);
   const double mk = tk[tk.size() / 2], mc = tc[tc.size() / 2];
-  std::printf("  %s %s %5d^3: tensor_core %.3f ms %.1f TFLOP/s | cuBLAS %.3f ms %.1f TFLOP/s | ratio %.3f | vs cuBLAS rel "
+  std::printf("  %-12s %s %s %5d^3: %.3f ms %.1f TFLOP/s | cuBLAS %.3f ms %.1f TFLOP/s | ratio %.3f | vs cuBLAS rel "
               "diff %.2e%s\n",
-              type_name<T>(), cfg_name, n, mk, fl / mk * 1e-9, mc, fl / mc * 1e-9, mc / mk, e, e < 1e-4 ? "" : " FAILED");
+              kern_name(which), type_name<T>(), cfg_name, n, mk, fl / mk * 1e-9, mc, fl / mc * 1e-9, mc / mk, e, e < 1e-4 ? "" : " FAILED");
   CK(cudaFree(a));
   CK(cudaFree(b));
   CK(cudaFree(c));
@@ -204,18 +217,32 @@ int main() {
   bool ok = true;
   std::printf("correctness (float64 host reference):\n");
   const long long shapes[][3] = {{1, 8, 8}, {17, 24, 40}, {128, 256, 32}, {129, 264, 72}, {300, 520, 1000},
-                                 {1000, 8, 1024}};
+                                 {1000, 8, 1024}, {200, 272, 104}};
+  // Which wgmma descriptor variant for B matches (the other must fail loudly).
+  kern wg = kern::wgmma;
+  const bool plain_ok = check_small<__nv_bfloat16>(kern::wgmma, 129, 264, 72);
+  const bool swap_ok = check_small<__nv_bfloat16>(kern::wgmma_swap, 129, 264, 72);
+  std::printf("wgmma descriptor variants: plain %s, swapped %s\n", plain_ok ? "ok" : "wrong", swap_ok ? "ok" : "wrong");
+  if (!plain_ok && swap_ok) wg = kern::wgmma_swap;
+  const bool have_wg = plain_ok || swap_ok;
+  ok = have_wg && ok;
   for (auto& s : shapes) {
-    ok = check_small<__nv_bfloat16>(s[0], s[1], s[2]) && ok;
-    ok = check_small<__half>(s[0], s[1], s[2]) && ok;
+    ok = check_small<__nv_bfloat16>(kern::mma, s[0], s[1], s[2]) && ok;
+    ok = check_small<__half>(kern::mma, s[0], s[1], s[2]) && ok;
+    if (have_wg) {
+      ok = check_small<__nv_bfloat16>(wg, s[0], s[1], s[2]) && ok;
+      ok = check_small<__half>(wg, s[0], s[1], s[2]) && ok;
+    }
   }
   std::printf("speed (interleaved with cuBLAS, medians):\n");
   for (int n : {1024, 4096, 8192}) {
     const int reps = n <= 1024 ? 50 : n <= 4096 ? 20 : 10;
-    ok = bench<__nv_bfloat16, mma::default_config>(h, n, reps, "128x256x32/8w") && ok;
-    ok = bench<__half, mma::default_config>(h, n, reps, "128x256x32/8w") && ok;
-    ok = bench<__nv_bfloat16, mma::config<128, 128, 32, 2, 2, 4>>(h, n, reps, "128x128x32/4w") && ok;
-    ok = bench<__nv_bfloat16, mma::config<256, 128, 32, 4, 2, 3>>(h, n, reps, "256x128x32/8w") && ok;
+    ok = bench<__nv_bfloat16>(h, kern::mma, n, reps, "128x256x32/8w") && ok;
+    ok = bench<__nv_bfloat16, mma::config<128, 128, 32, 2, 2, 4>>(h, kern::mma, n, reps, "128x128x32/4w") && ok;
+    if (have_wg) {
+      ok = bench<__nv_bfloat16>(h, wg, n, reps, "128x256x64/3wg") && ok;
+      ok = bench<__half>(h, wg, n, reps, "128x256x64/3wg") && ok;
+    }
   }
   CB(cublasDestroy(h));
   std::printf("%s\n", ok ? "ALL OK" : "SOME FAILED");
