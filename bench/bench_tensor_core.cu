@@ -220,6 +220,10 @@ int main() {
                                  {1000, 8, 1024}, {200, 272, 104}};
   // Which wgmma descriptor variant for B matches (the other must fail loudly).
   kern wg = kern::wgmma;
+  if (!ufunc::detail::wgmma::available()) {
+    std::printf("wgmma kernel not available (needs an sm_90 device and a build with sm_90a code)\n");
+    return 1;
+  }
   const bool plain_ok = check_small<__nv_bfloat16>(kern::wgmma, 129, 264, 72);
   const bool swap_ok = check_small<__nv_bfloat16>(kern::wgmma_swap, 129, 264, 72);
   std::printf("wgmma descriptor variants: plain %s, swapped %s\n", plain_ok ? "ok" : "wrong", swap_ok ? "ok" : "wrong");

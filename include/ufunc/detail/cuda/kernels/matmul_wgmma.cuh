@@ -293,6 +293,32 @@ __global__ void __launch_bounds__(config::threads, 1)
 #endif
 }
 
+template <int = 0>  // a template: one definition however many translation units include this
+__global__ void probe_kernel(int* out) { *out = UFUNC_HAS_WGMMA; }
+
+/// True when the current device runs the wgmma kernel: compute capability 9.0
+/// and this program built with sm_90a code for it (a build for sm_90 or
+/// compute_90 has the kernel only as a trap). Asks the device once per device.
+inline bool available() {
+  static int known[64];  // 0 unknown, 1 yes, 2 no; a benign race (same answer)
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
+  if (known[dev] == 0) {
+    int major = 0, yes = 0;
+    int* d = nullptr;
+    bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9 &&
+              cudaMalloc(&d, sizeof(int)) == cudaSuccess;
+    if (ok) {
+      probe_kernel<><<<1, 1>>>(d);
+      ok = cudaMemcpy(&yes, d, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
+    }
+    if (d) (void)cudaFree(d);
+    (void)cudaGetLastError();
+    known[dev] = ok && yes ? 1 : 2;
+  }
+  return known[dev] == 1;
+}
+
 /// True when the kernel takes these operands: TMA needs 16-byte aligned bases
 /// and row strides of whole 16 bytes; pair stores need an even ldc and a
 /// 2-element aligned C.
