@@ -19,6 +19,7 @@
 #include <random>
 #include <vector>
 
+#include <ufunc/ufunc.hpp>
 #include <ufunc/detail/cuda/kernels/matmul_mma.cuh>
 #include <ufunc/detail/cuda/kernels/matmul_wgmma.cuh>
 
@@ -208,6 +209,58 @@ bool bench(cublasHandle_t h, kern which, int n, int reps, const char* cfg_name) 
   return e < 1e-4;
 }
 
+// The public call, ufunc::matmul on 16-bit arrays (result of the inputs' type),
+// against cublasGemmEx with the same output type, interleaved.
+template <class T>
+bool bench_library(cublasHandle_t h, int n, int reps) {
+  auto ha = random_matrix<T>(1LL * n * n), hb = random_matrix<T>(1LL * n * n);
+  const ufunc::shape sh{n, n};
+  auto A = ufunc::to_device(ha, sh), B = ufunc::to_device(hb, sh);
+  auto c = ufunc::empty<T>(sh), cref = ufunc::empty<T>(sh);
+  const float one = 1.f, zero = 0.f;
+  auto ours = [&] { ufunc::matmul(A, B, ufunc::out(c)); };
+  auto theirs = [&] {
+    CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B.data(), cuda_type<T>(), n, A.data(), cuda_type<T>(), n,
+                    &zero, cref.data(), cuda_type<T>(), n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  };
+  ours();
+  theirs();
+  CK(cudaDeviceSynchronize());
+  const auto o = c.to_host(), r = cref.to_host();
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < o.size(); ++i) differ += !(to_f(o[i]) == to_f(r[i]));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> tk, tc;
+  for (int i = 0; i < 3; ++i) ours(), theirs();
+  for (int i = 0; i < reps; ++i) {
+    float ms;
+    CK(cudaEventRecord(e0));
+    ours();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    tk.push_back(ms);
+    CK(cudaEventRecord(e0));
+    theirs();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    tc.push_back(ms);
+  }
+  std::sort(tk.begin(), tk.end());
+  std::sort(tc.begin(), tc.end());
+  const double fl = 2.0 * n * n * double(n), mk = tk[tk.size() / 2], mc = tc[tc.size() / 2];
+  // Outputs rounded to 16 bits from the same float sums: equal but for rare ties of order.
+  const bool ok = differ <= o.size() / 1000;
+  std::printf("  ufunc::matmul %s->%s %5d^3: %.3f ms %.1f TFLOP/s | cuBLAS %.3f ms %.1f TFLOP/s | ratio %.3f | %zu of %zu "
+              "elements differ%s\n",
+              type_name<T>(), type_name<T>(), n, mk, fl / mk * 1e-9, mc, fl / mc * 1e-9, mc / mk, differ, o.size(),
+              ok ? "" : " FAILED");
+  return ok;
+}
+
 int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -247,6 +300,12 @@ int main() {
       ok = bench<__nv_bfloat16>(h, wg, n, reps, "128x256x64/3wg") && ok;
       ok = bench<__half>(h, wg, n, reps, "128x256x64/3wg") && ok;
     }
+  }
+  std::printf("library call (ufunc::matmul, tensor_core variant):\n");
+  for (int n : {1024, 4096, 8192}) {
+    const int reps = n <= 1024 ? 50 : n <= 4096 ? 20 : 10;
+    ok = bench_library<__nv_bfloat16>(h, n, reps) && ok;
+    ok = bench_library<__half>(h, n, reps) && ok;
   }
   CB(cublasDestroy(h));
   std::printf("%s\n", ok ? "ALL OK" : "SOME FAILED");

@@ -35,7 +35,10 @@ set(UFUNC_BACKEND_REASON "${_ufunc_reason}" CACHE INTERNAL "why that backend")
 
 if(UFUNC_RESOLVED_BACKEND STREQUAL "cuda")
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES 90)  # Hopper (H100/H200); override on the command line
+    # Hopper (H100/H200) with its arch-specific instructions (wgmma, setmaxnreg: the
+    # 16-bit matmul's fastest kernel); override on the command line (e.g. 80 for
+    # Ampere: the tensor_core variant then runs mma.sync).
+    set(CMAKE_CUDA_ARCHITECTURES 90a)
   endif()
   enable_language(CUDA)
 endif()

@@ -44,7 +44,7 @@ if want build; then
 say "configure $BUILD ($backend backend)"
 doctest_opt=()
 [ -f .deps/doctest/doctest/doctest.h ] && doctest_opt=(-DUFUNC_DOCTEST_INCLUDE_DIR="$PWD/.deps/doctest")
-cmake -S . -B "$BUILD" -G Ninja -DUFUNC_BACKEND=$backend -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
+cmake -S . -B "$BUILD" -G Ninja -DUFUNC_BACKEND=$backend -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_BUILD_TYPE=Release \
   -DUFUNC_BUILD_BENCH=ON "${doctest_opt[@]}" > "$OUTDIR/configure.log" 2>&1 || { cat "$OUTDIR/configure.log"; exit 1; }
 say "build bench_sweep $programs ($JOBS jobs)"
 targets=(--target bench_sweep)

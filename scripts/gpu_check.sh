@@ -55,7 +55,7 @@ if want build; then
   step "configure + build ($JOBS jobs)"
   doctest_opt=()
   [ -f .deps/doctest/doctest/doctest.h ] && doctest_opt=(-DUFUNC_DOCTEST_INCLUDE_DIR="$PWD/.deps/doctest")
-  cmake -S . -B "$BUILD" -G Ninja -DUFUNC_BACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
+  cmake -S . -B "$BUILD" -G Ninja -DUFUNC_BACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_BUILD_TYPE=Release \
     "${doctest_opt[@]}" > "$OUT/configure.log" 2>&1 || { cat "$OUT/configure.log"; exit 1; }
   targets=()
   for t in ${TARGETS:-}; do targets+=(--target "$t"); done

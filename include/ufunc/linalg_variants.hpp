@@ -6,8 +6,9 @@ namespace ufunc {
 
 /// The implementations of ufunc::matmul a caller can pick (last argument group
 /// of a call, e.g. `ufunc::matmul(a, b, ufunc::matmul_variant::tiled)`).
-/// `fastest` (the default) is the target's best: `optimized` on CUDA, `blocked`
-/// on the host. The others name one implementation and are for teaching and
+/// `fastest` (the default) is the target's best for the element type:
+/// `optimized` on CUDA for float and double, `tensor_core` on CUDA for 16-bit
+/// floats, `blocked` on the host. The others name one implementation and are for teaching and
 /// benchmarks; asking for one the target does not have throws value_error.
 enum class matmul_variant {
   fastest,    ///< the target's default
@@ -15,6 +16,10 @@ enum class matmul_variant {
   tiled,      ///< CUDA: 16x16 shared-memory tiles (the seed's kernel, made correct)
   optimized,  ///< CUDA: register-blocked SIMT GEMM, double-buffered, split-k for few tiles
   blocked,    ///< host: cache-blocked, multi-threaded loops
+  /// CUDA, 16-bit inputs (__half, __nv_bfloat16): the tensor cores with float
+  /// accumulation (wgmma with TMA loads where the program has sm_90a code for a
+  /// Hopper GPU, mma.sync otherwise; a plain kernel for unaligned operands)
+  tensor_core,
 };
 
 /// The implementations of ufunc::transpose a caller can pick; as for
@@ -35,6 +40,7 @@ inline const char* to_string(matmul_variant v) {
     case matmul_variant::tiled: return "tiled";
     case matmul_variant::optimized: return "optimized";
     case matmul_variant::blocked: return "blocked";
+    case matmul_variant::tensor_core: return "tensor_core";
   }
   return "?";
 }

@@ -14,11 +14,13 @@
 
 namespace ufunc {
 
-/// The matmul variants available on `Target`, slowest first (CUDA: naive,
-/// tiled, optimized; host: blocked). Tests and benchmarks iterate this list.
-template <class Target = target::device>
+/// The matmul variants available on `Target` for element type `T`, slowest
+/// first (CUDA: naive, tiled, optimized for float and double; naive and
+/// tensor_core for __half and __nv_bfloat16; host: blocked). Tests and
+/// benchmarks iterate this list.
+template <class Target = target::device, class T = float>
 std::vector<matmul_variant> matmul_variants() {
-  return detail::as_vector(detail::linalg_registry<Target>::matmul_variants);
+  return detail::as_vector(detail::linalg_registry<Target>::template matmul_variants_for<T>());
 }
 
 namespace detail {
@@ -34,7 +36,8 @@ struct matmul_types {
                 "ufunc::matmul: both operands must live on the same target");
   using value_type = typename TA::value_type;
   using target_type = typename TA::target_type;
-  static_assert(element_traits<value_type>::has_matmul, "ufunc::matmul: element type must be float or double");
+  static_assert(element_traits<value_type>::has_matmul || is_matmul16<value_type>,
+                "ufunc::matmul: element type must be float, double, __half or __nv_bfloat16");
 };
 
 /// A contiguous copy of the view described by `src` (shape and strides).
@@ -48,7 +51,7 @@ array<T, Target> materialize(const operand_layout& src, stream_ref s) {
 }  // namespace detail
 
 /// Matrix product with numpy.matmul's rules. `A` and `B` are arrays or views
-/// (any strides; float or double; same target). 2-D operands multiply as
+/// (any strides; float, double, __half or __nv_bfloat16; same type and target). 2-D operands multiply as
 /// (m,k) @ (k,n) -> (m,n); a 1-D operand is promoted to a row (first) or a
 /// column (second) and the added dim is removed from the result; N-d operands
 /// are stacks of matrices whose leading (batch) dims broadcast. Returns a new
@@ -66,9 +69,13 @@ array<T, Target> materialize(const operand_layout& src, stream_ref s) {
 /// Errors (thrown before any work is enqueued): shape_error for 0-d operands,
 /// mismatched inner dims (naming both shapes), batch dims that do not
 /// broadcast, a wrong `out` shape or an overlapping `out`; value_error for a
-/// variant the target lacks. Asynchronous on the stream like every ufunc call
-/// (the host target runs synchronously). Float results are plain FP32
-/// arithmetic (no TF32). On the CUDA target the call must be compiled by nvcc.
+/// variant the target lacks for the element type. Asynchronous on the stream
+/// like every ufunc call (the host target runs synchronously). Float results
+/// are plain FP32 arithmetic (no TF32). 16-bit inputs accumulate in float and
+/// round once to their own type (the result has the inputs' type): on CUDA on
+/// the tensor cores (wgmma where the program was built with sm_90a code, e.g.
+/// CMAKE_CUDA_ARCHITECTURES=90a, for a Hopper GPU; mma.sync otherwise), on the
+/// host in float loops. On the CUDA target the call must be compiled by nvcc.
 template <class A, class B, class... Rest>
 auto matmul(const A& a, const B& b, Rest&&... rest) {
   using types = detail::matmul_types<A, B>;
@@ -79,7 +86,8 @@ auto matmul(const A& a, const B& b, Rest&&... rest) {
   UFUNC_CHECK_TRAILING(args, "ufunc::matmul", "ufunc::out(...), a ufunc::matmul_variant and a stream");
   const detail::controls ctl = detail::read_controls(rest...);
   const stream_ref s = ctl.stream;
-  detail::check_variant<Tg>("matmul", ctl.mm_variant, detail::linalg_registry<Tg>::matmul_variants);
+  detail::check_variant<Tg>("matmul", ctl.mm_variant,
+                            detail::linalg_registry<Tg>::template matmul_variants_for<T>(), " for this element type");
 
   const auto la = detail::layout_of(a), lb = detail::layout_of(b);
   const detail::matmul_shape ms = detail::matmul_shapes(la.shp, lb.shp);

@@ -4,8 +4,9 @@
 // tests, examples and benchmarks iterate the same table through
 // ufunc::matmul_variants<Target>() / transpose_variants<Target>().
 //
-//   CUDA target: naive, tiled, optimized (cuda/linalg.hpp; kernels in
-//                cuda/kernels/matmul_*.cuh, transpose_*.cuh)
+//   CUDA target: naive, tiled, optimized for float and double; naive and
+//                tensor_core for __half and __nv_bfloat16 (cuda/linalg.hpp;
+//                kernels in cuda/kernels/matmul_*.cuh, transpose_*.cuh)
 //   host target: blocked (host/linalg.hpp: host/matmul.hpp, host/transpose.hpp)
 #pragma once
 
@@ -56,23 +57,24 @@ template <class Target, class T>
 void run_matmul(matmul_variant v, const gemm_args<T>& g, stream_ref s) {
   require_launchable<Target>();
   using reg = linalg_registry<Target>;
-  if (v == matmul_variant::fastest) v = reg::matmul_fastest;
+  if (v == matmul_variant::fastest) v = reg::template matmul_fastest_for<T>();
   if constexpr (reg::can_launch) {
     for (const auto& impl : reg::template matmul_impls<T>())
       if (impl.variant == v) return impl.run(g, s);
   }
   throw value_error(std::string("matmul: variant '") + to_string(v) + "' is not available on target " + reg::name +
-                    " (available: " + variant_list(reg::matmul_variants) + ")");
+                    " for this element type (available: " + variant_list(reg::template matmul_variants_for<T>()) +
+                    ")");
 }
 
 /// Checks that a variant exists on Target before any work is enqueued.
 template <class Target, class V, std::size_t N>
-void check_variant(const char* op, V v, const std::array<V, N>& available) {
+void check_variant(const char* op, V v, const std::array<V, N>& available, const char* what = "") {
   if (v == V::fastest) return;
   for (auto a : available)
     if (a == v) return;
   throw value_error(std::string(op) + ": variant '" + to_string(v) + "' is not available on target " +
-                    linalg_registry<Target>::name + " (available: " + variant_list(available) + ")");
+                    linalg_registry<Target>::name + what + " (available: " + variant_list(available) + ")");
 }
 
 /// Runs a planned copy of elements stored as S on Target: contiguous blocks as

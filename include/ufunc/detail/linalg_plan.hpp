@@ -12,6 +12,9 @@
 #include <string>
 #include <type_traits>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "../config.hpp"
 #include "../error.hpp"
 #include "../linalg_variants.hpp"
@@ -64,6 +67,25 @@ batch_plan<NOPS> make_batch_plan(const shape& dims, const std::array<operand_lay
 
 // ---------------------------------------------------------------------------
 // Matrix products.
+
+/// The accumulator of a product of T: float for the 16-bit floats (each product
+/// and sum in float, one rounding to T at the end, as cuBLAS's FP32-compute
+/// mode), T itself otherwise.
+template <class T>
+struct matmul_acc {
+  using type = T;
+};
+template <>
+struct matmul_acc<__half> {
+  using type = float;
+};
+template <>
+struct matmul_acc<__nv_bfloat16> {
+  using type = float;
+};
+/// The 16-bit inputs that the CUDA target multiplies on the tensor cores.
+template <class T>
+inline constexpr bool is_matmul16 = !std::is_same_v<typename matmul_acc<T>::type, T>;
 
 /// One batched product C[b] = A[b] @ B[b] as the kernels see it. Every matrix
 /// has unit stride along its rows' elements (columns); `lda`, `ldb`, `ldc` are

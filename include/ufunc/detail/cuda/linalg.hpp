@@ -1,5 +1,7 @@
 // The CUDA target's entries in the matmul/transpose registry (see ../linalg.hpp):
 // the launchers of the kernels in kernels/matmul_*.cuh and transpose_*.cuh.
+// The wgmma kernel needs sm_90a code (CMAKE_CUDA_ARCHITECTURES=90a, the default
+// of this project's build); without it the tensor_core variant runs mma.sync.
 #pragma once
 
 #include <array>
@@ -9,6 +11,7 @@
 #if defined(__CUDACC__)
 #  include "kernels/matmul_naive.cuh"
 #  include "kernels/matmul_optimized.cuh"
+#  include "kernels/matmul_tensor_core.cuh"
 #  include "kernels/matmul_tiled.cuh"
 #  include "kernels/transpose_naive.cuh"
 #  include "kernels/transpose_optimized.cuh"
@@ -29,13 +32,30 @@ struct linalg_registry<target::cuda> {
       transpose_variant::naive, transpose_variant::tiled, transpose_variant::optimized};
   static constexpr matmul_variant matmul_fastest = matmul_variant::optimized;
   static constexpr transpose_variant transpose_fastest = transpose_variant::optimized;
+  /// The variants for element type T: the SIMT kernels for float and double;
+  /// naive (float accumulation) and the tensor cores for the 16-bit floats.
+  template <class T>
+  static constexpr auto matmul_variants_for() {
+    if constexpr (is_matmul16<T>)
+      return std::array<matmul_variant, 2>{matmul_variant::naive, matmul_variant::tensor_core};
+    else
+      return matmul_variants;
+  }
+  template <class T>
+  static constexpr matmul_variant matmul_fastest_for() {
+    return is_matmul16<T> ? matmul_variant::tensor_core : matmul_fastest;
+  }
 #if defined(__CUDACC__)
   static constexpr bool can_launch = true;
   template <class T>
-  static std::array<matmul_impl<T>, 3> matmul_impls() {
-    return {{{matmul_variant::naive, &launch_matmul_naive<T>},
-             {matmul_variant::tiled, &launch_matmul_tiled<T>},
-             {matmul_variant::optimized, &launch_matmul_optimized<T>}}};
+  static auto matmul_impls() {
+    if constexpr (is_matmul16<T>)
+      return std::array<matmul_impl<T>, 2>{{{matmul_variant::naive, &launch_matmul_naive<T>},
+                                            {matmul_variant::tensor_core, &launch_matmul_tensor_core<T>}}};
+    else
+      return std::array<matmul_impl<T>, 3>{{{matmul_variant::naive, &launch_matmul_naive<T>},
+                                            {matmul_variant::tiled, &launch_matmul_tiled<T>},
+                                            {matmul_variant::optimized, &launch_matmul_optimized<T>}}};
   }
   template <class S>
   static std::array<transpose_impl, 3> transpose_impls() {

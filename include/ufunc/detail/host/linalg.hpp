@@ -20,6 +20,15 @@ struct linalg_registry<target::host> {
   static constexpr matmul_variant matmul_fastest = matmul_variant::blocked;
   static constexpr transpose_variant transpose_fastest = transpose_variant::blocked;
   static constexpr bool can_launch = true;
+  /// The variants for element type T (the same for every type here).
+  template <class T>
+  static constexpr auto matmul_variants_for() {
+    return matmul_variants;
+  }
+  template <class T>
+  static constexpr matmul_variant matmul_fastest_for() {
+    return matmul_fastest;
+  }
 
   template <class T>
   static std::array<matmul_impl<T>, 1> matmul_impls() {

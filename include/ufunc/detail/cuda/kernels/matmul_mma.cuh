@@ -23,6 +23,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -37,6 +38,9 @@ struct args {
   long long m = 0, n = 0, k = 0;
   long long lda = 0, ldb = 0, ldc = 0;
   long long batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
+  /// Split-k (grid.y splits): split y multiplies k-range [y k_chunk, (y+1) k_chunk)
+  /// into C + y split_stride; k_chunk 0 is the whole k. k_chunk is a multiple of 64.
+  long long k_chunk = 0, split_stride = 0;
 };
 
 /// Tile configuration: block (BM, BN, BK), warps WARPS_M x WARPS_N, STAGES k-tiles in flight.
@@ -143,11 +147,14 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_kernel(args<Tin, Tout> p
   const long long row0 = static_cast<long long>(first_m + in_group % group_rows) * BM;
   const long long col0 = static_cast<long long>(in_group / group_rows) * BN;
 
+  // This split's k-range (the whole k without split-k).
+  const long long kb = p.k_chunk > 0 ? static_cast<long long>(blockIdx.y) * p.k_chunk : 0;
+  const long long klen = p.k_chunk > 0 ? (p.k - kb < p.k_chunk ? p.k - kb : p.k_chunk) : p.k;
   for (long long z = blockIdx.z; z < p.batch; z += gridDim.z) {
-    const Tin* A = p.a + z * p.stride_a;
-    const Tin* B = p.b + z * p.stride_b;
-    Tout* C = p.c + z * p.stride_c;
-    const int ktiles = static_cast<int>((p.k + BK - 1) / BK);
+    const Tin* A = p.a + z * p.stride_a + kb;
+    const Tin* B = p.b + z * p.stride_b + kb * p.ldb;
+    Tout* C = p.c + z * p.stride_c + static_cast<long long>(blockIdx.y) * p.split_stride;
+    const int ktiles = static_cast<int>((klen + BK - 1) / BK);
 
     // Issues the copies of k-tile t into stage s (zero-filled past m, n, k).
     auto load_tile = [&](int t, int s) {
@@ -156,14 +163,14 @@ __global__ void __launch_bounds__(Cfg::threads, 1) gemm_kernel(args<Tin, Tout> p
       for (int i = 0; i < Cfg::a_chunks / NT; ++i) {
         const int c = tid + i * NT, r = c / (BK / 8), ch = c % (BK / 8);
         const long long gr = row0 + r, gk = k0 + ch * 8;
-        const bool ok = gr < p.m && gk < p.k;
+        const bool ok = gr < p.m && gk < klen;
         cp_async16(a_base + s * A_STAGE + a_offset<Cfg>(r, ch), ok ? A + gr * p.lda + gk : A, ok);
       }
 #pragma unroll
       for (int i = 0; i < Cfg::b_chunks / NT; ++i) {
         const int c = tid + i * NT, r = c / (BN / 8), ch = c % (BN / 8);
         const long long gk = k0 + r, gc = col0 + ch * 8;
-        const bool ok = gk < p.k && gc < p.n;
+        const bool ok = gk < klen && gc < p.n;
         cp_async16(b_base + s * B_STAGE + b_offset<Cfg>(r, ch), ok ? B + gk * p.ldb + gc : B, ok);
       }
     };
@@ -248,10 +255,21 @@ template <class Cfg = default_config, class Tin, class Tout>
 cudaError_t launch(const args<Tin, Tout>& p, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0 || p.batch == 0) return cudaSuccess;
   auto kernel = gemm_kernel<Cfg, Tin, Tout>;
-  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
+  // The shared-memory opt-in once per device (a bit each; this instantiation's own).
+  static std::atomic<unsigned long long> opted{0};
+  int dev = 0;
+  cudaError_t e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return e;
+  const unsigned long long bit = 1ull << (dev & 63);
+  if (!(opted.load(std::memory_order_relaxed) & bit)) {
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
+    if (e != cudaSuccess) return e;
+    opted.fetch_or(bit, std::memory_order_relaxed);
+  }
   const long long tiles = ((p.m + Cfg::bm - 1) / Cfg::bm) * ((p.n + Cfg::bn - 1) / Cfg::bn);
-  const dim3 grid(static_cast<unsigned>(tiles), 1, static_cast<unsigned>(p.batch < 65535 ? p.batch : 65535));
+  const long long splits = p.k_chunk > 0 ? (p.k + p.k_chunk - 1) / p.k_chunk : 1;
+  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits),
+                  static_cast<unsigned>(p.batch < 65535 ? p.batch : 65535));
   kernel<<<grid, Cfg::threads, Cfg::smem_bytes, stream>>>(p);
   return cudaGetLastError();
 }

@@ -30,9 +30,10 @@ __global__ void __launch_bounds__(matmul_naive_tuning::block_x * matmul_naive_tu
     for (index_t row = static_cast<index_t>(blockIdx.y) * tun::block_y + threadIdx.y; row < p.m;
          row += static_cast<index_t>(gridDim.y) * tun::block_y) {
       const T* ar = a + row * p.lda;
-      T sum = 0;
-      for (index_t i = 0; i < p.k; ++i) sum += ar[i] * b[i * p.ldb];
-      c[row * p.ldc] = sum;
+      using Acc = typename matmul_acc<T>::type;  // float for 16-bit inputs
+      Acc sum = 0;
+      for (index_t i = 0; i < p.k; ++i) sum += static_cast<Acc>(ar[i]) * static_cast<Acc>(b[i * p.ldb]);
+      c[row * p.ldc] = static_cast<T>(sum);
     }
   }
 }

@@ -27,6 +27,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -40,6 +41,10 @@ struct args {
   Tout* c = nullptr;
   long long m = 0, n = 0, k = 0;
   long long lda = 0, ldb = 0, ldc = 0;
+  /// Split-k (grid.y splits): split y multiplies k-range [y k_chunk, (y+1) k_chunk)
+  /// into C + y split_stride; k_chunk 0 is the whole k. k_chunk is a multiple of
+  /// 64 (bk), so no split's k-tiles reach into the next one's range.
+  long long k_chunk = 0, split_stride = 0;
 };
 
 struct config {
@@ -225,7 +230,10 @@ __global__ void __launch_bounds__(config::threads, 1)
   const int tid = static_cast<int>(threadIdx.x), wg = tid / 128, wtid = tid % 128;
   long long row0, col0;
   tile_of(p.m, p.n, row0, col0);
-  const int ktiles = static_cast<int>((p.k + C::bk - 1) / C::bk);
+  const long long kb = p.k_chunk > 0 ? static_cast<long long>(blockIdx.y) * p.k_chunk : 0;
+  const long long klen = p.k_chunk > 0 ? (p.k - kb < p.k_chunk ? p.k - kb : p.k_chunk) : p.k;
+  const int ktiles = static_cast<int>((klen + C::bk - 1) / C::bk);
+  Tout* const out = p.c + static_cast<long long>(blockIdx.y) * p.split_stride;
 
   if (tid == 0) {
     for (int s = 0; s < S; ++s) {
@@ -244,10 +252,11 @@ __global__ void __launch_bounds__(config::threads, 1)
         if (kt >= S) mbar_wait(smem_u32(&empty[s]), static_cast<unsigned>((kt / S - 1) & 1));
         const unsigned fb = smem_u32(&full[s]);
         mbar_expect_tx(fb, C::a_stage + C::b_stage);
-        tma_load_2d(sa + s * C::a_stage, &map_a, kt * C::bk, static_cast<int>(row0), fb);
+        const int k0 = static_cast<int>(kb) + kt * C::bk;
+        tma_load_2d(sa + s * C::a_stage, &map_a, k0, static_cast<int>(row0), fb);
 #pragma unroll
         for (int j = 0; j < C::bn / 64; ++j)
-          tma_load_2d(sb + s * C::b_stage + j * C::b_slab, &map_b, static_cast<int>(col0) + 64 * j, kt * C::bk, fb);
+          tma_load_2d(sb + s * C::b_stage + j * C::b_slab, &map_b, static_cast<int>(col0) + 64 * j, k0, fb);
       }
     }
   } else {  // consumers
@@ -283,8 +292,8 @@ __global__ void __launch_bounds__(config::threads, 1)
       const long long c = col0 + 8 * i + 2 * (lane % 4);
       if (c >= p.n) continue;
       const bool both = c + 1 < p.n;
-      if (r < p.m) store2(p.c + r * p.ldc + c, d[4 * i], d[4 * i + 1], both);
-      if (r + 8 < p.m) store2(p.c + (r + 8) * p.ldc + c, d[4 * i + 2], d[4 * i + 3], both);
+      if (r < p.m) store2(out + r * p.ldc + c, d[4 * i], d[4 * i + 1], both);
+      if (r + 8 < p.m) store2(out + (r + 8) * p.ldc + c, d[4 * i + 2], d[4 * i + 3], both);
     }
   }
 #else
@@ -367,10 +376,21 @@ cudaError_t launch(const args<Tin, Tout>& p, cudaStream_t stream) {
   if (e == cudaSuccess) e = make_map(&mb, p.b, p.k, p.n, p.ldb, C::bk);
   if (e != cudaSuccess) return e;
   auto kernel = gemm_kernel<Tin, Tout, SwapB>;
-  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::smem_bytes);
+  // The shared-memory opt-in once per device (a bit each; this instantiation's own).
+  static std::atomic<unsigned long long> opted{0};
+  int dev = 0;
+  e = cudaGetDevice(&dev);
   if (e != cudaSuccess) return e;
+  const unsigned long long bit = 1ull << (dev & 63);
+  if (!(opted.load(std::memory_order_relaxed) & bit)) {
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::smem_bytes);
+    if (e != cudaSuccess) return e;
+    opted.fetch_or(bit, std::memory_order_relaxed);
+  }
   const long long tiles = ((p.m + C::bm - 1) / C::bm) * ((p.n + C::bn - 1) / C::bn);
-  kernel<<<static_cast<unsigned>(tiles), C::threads, C::smem_bytes, stream>>>(ma, mb, p);
+  const long long splits = p.k_chunk > 0 ? (p.k + p.k_chunk - 1) / p.k_chunk : 1;
+  kernel<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(splits)), C::threads, C::smem_bytes, stream>>>(ma, mb,
+                                                                                                                  p);
   return cudaGetLastError();
 }
 
