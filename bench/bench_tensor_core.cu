@@ -261,6 +261,164 @@ bool bench_library(cublasHandle_t h, int n, int reps) {
   return ok;
 }
 
+// tf32: float A (m, k) and B^T (n, k) on the wgmma kernel, against a float64
+// reference (tolerance of tf32's 10-bit mantissa) and cuBLAS's TF32 mode.
+bool check_tf32(long long m, long long n, long long k) {
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> ha(m * k), hb(k * n), hbt(n * k);
+  for (auto& x : ha) x = d(rng);
+  for (auto& x : hb) x = d(rng);
+  for (long long p = 0; p < k; ++p)
+    for (long long j = 0; j < n; ++j) hbt[j * k + p] = hb[p * n + j];
+  float *a, *bt, *c;
+  CK(cudaMalloc(&a, ha.size() * 4));
+  CK(cudaMalloc(&bt, hbt.size() * 4));
+  CK(cudaMalloc(&c, m * n * 4));
+  CK(cudaMemcpy(a, ha.data(), ha.size() * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(bt, hbt.data(), hbt.size() * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemset(c, 0xFF, m * n * 4));
+  ufunc::detail::wgmma::args<float, float> p;
+  p.a = a, p.b = bt, p.c = c, p.m = m, p.n = n, p.k = k, p.lda = k, p.ldb = k, p.ldc = n;
+  if (!ufunc::detail::wgmma::fits(p)) {
+    std::printf("  tf32 %lldx%lldx%lld: not taken\n", m, n, k);
+    return false;
+  }
+  CK(ufunc::detail::wgmma::launch(p, nullptr));
+  CK(cudaDeviceSynchronize());
+  std::vector<float> out(m * n);
+  CK(cudaMemcpy(out.data(), c, out.size() * 4, cudaMemcpyDeviceToHost));
+  std::vector<double> ref(out.size(), 0.0);
+  for (long long i = 0; i < m; ++i)
+    for (long long q = 0; q < k; ++q)
+      for (long long j = 0; j < n; ++j) ref[i * n + j] += double(ha[i * k + q]) * hb[q * n + j];
+  const double e = rel_err(out, ref), bound = 2e-3;
+  std::printf("  wgmma tf32 %5lldx%5lldx%5lld: rel err %.2e (bound %.0e) %s\n", m, n, k, e, bound,
+              e < bound ? "ok" : "FAILED");
+  CK(cudaFree(a));
+  CK(cudaFree(bt));
+  CK(cudaFree(c));
+  return e < bound;
+}
+
+bool bench_tf32(cublasHandle_t h, int n, int reps) {
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> ha(size_t(n) * n);
+  for (auto& x : ha) x = d(rng);
+  float *a, *b, *c, *cref;
+  const size_t bytes = size_t(n) * n * 4;
+  CK(cudaMalloc(&a, bytes));
+  CK(cudaMalloc(&b, bytes));
+  CK(cudaMalloc(&c, bytes));
+  CK(cudaMalloc(&cref, bytes));
+  CK(cudaMemcpy(a, ha.data(), bytes, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(b, ha.data(), bytes, cudaMemcpyHostToDevice));  // B^T = the same random matrix
+  ufunc::detail::wgmma::args<float, float> p;
+  p.a = a, p.b = b, p.c = c, p.m = n, p.n = n, p.k = n, p.lda = n, p.ldb = n, p.ldc = n;
+  const float one = 1.f, zero = 0.f;
+  CB(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
+  // cuBLAS computes C = A @ B with B = (our B^T)^T: column-major C^T = B^T A^T, i.e. op(B) = T.
+  auto theirs = [&] {
+    CB(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, b, CUDA_R_32F, n, a, CUDA_R_32F, n, &zero, cref,
+                    CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+  };
+  auto ours = [&] { CK(ufunc::detail::wgmma::launch(p, nullptr)); };
+  ours();
+  theirs();
+  CK(cudaDeviceSynchronize());
+  std::vector<float> o(size_t(n) * n), r(size_t(n) * n);
+  CK(cudaMemcpy(o.data(), c, bytes, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(r.data(), cref, bytes, cudaMemcpyDeviceToHost));
+  double num = 0, den = 0;
+  for (size_t i = 0; i < o.size(); ++i) num += double(o[i] - r[i]) * (o[i] - r[i]), den += double(r[i]) * r[i];
+  const double e = std::sqrt(num / den);
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> tk, tc;
+  for (int i = 0; i < 3; ++i) ours(), theirs();
+  for (int i = 0; i < reps; ++i) {
+    float ms;
+    CK(cudaEventRecord(e0));
+    ours();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    tk.push_back(ms);
+    CK(cudaEventRecord(e0));
+    theirs();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    tc.push_back(ms);
+  }
+  CB(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+  std::sort(tk.begin(), tk.end());
+  std::sort(tc.begin(), tc.end());
+  const double fl = 2.0 * n * n * double(n), mk = tk[tk.size() / 2], mc = tc[tc.size() / 2];
+  const bool ok = e < 2e-3;
+  std::printf("  wgmma tf32 %5d^3 (B^T given): %.3f ms %.1f TFLOP/s | cuBLAS TF32 %.3f ms %.1f TFLOP/s | ratio %.3f | "
+              "vs cuBLAS rel diff %.2e%s\n",
+              n, mk, fl / mk * 1e-9, mc, fl / mc * 1e-9, mc / mk, e, ok ? "" : " FAILED");
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  CK(cudaFree(c));
+  CK(cudaFree(cref));
+  return ok;
+}
+
+// ufunc::matmul(A, B, matmul_variant::tf32) on float arrays (B's transposition
+// included) against cublasGemmEx in TF32 mode, interleaved.
+bool bench_library_tf32(cublasHandle_t h, int n, int reps) {
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> ha(size_t(n) * n), hb(size_t(n) * n);
+  for (auto& x : ha) x = d(rng);
+  for (auto& x : hb) x = d(rng);
+  const ufunc::shape sh{n, n};
+  auto A = ufunc::to_device(ha, sh), B = ufunc::to_device(hb, sh);
+  auto c = ufunc::empty<float>(sh), cref = ufunc::empty<float>(sh);
+  const float one = 1.f, zero = 0.f;
+  auto ours = [&] { ufunc::matmul(A, B, ufunc::out(c), ufunc::matmul_variant::tf32); };
+  auto theirs = [&] {
+    CB(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, B.data(), CUDA_R_32F, n, A.data(), CUDA_R_32F, n,
+                    &zero, cref.data(), CUDA_R_32F, n, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+  };
+  ours();
+  theirs();
+  CK(cudaDeviceSynchronize());
+  const auto o = c.to_host(), r = cref.to_host();
+  double num = 0, den = 0;
+  for (size_t i = 0; i < o.size(); ++i) num += double(o[i] - r[i]) * (o[i] - r[i]), den += double(r[i]) * r[i];
+  const double e = std::sqrt(num / den);
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<double> tk, tc;
+  for (int i = 0; i < 3; ++i) ours(), theirs();
+  for (int i = 0; i < reps; ++i) {
+    float ms;
+    CK(cudaEventRecord(e0));
+    ours();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    tk.push_back(ms);
+    CK(cudaEventRecord(e0));
+    theirs();
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    tc.push_back(ms);
+  }
+  std::sort(tk.begin(), tk.end());
+  std::sort(tc.begin(), tc.end());
+  const double fl = 2.0 * n * n * double(n), mk = tk[tk.size() / 2], mc = tc[tc.size() / 2];
+  const bool ok = e < 2e-3;
+  std::printf("  ufunc::matmul tf32 %5d^3: %.3f ms %.1f TFLOP/s | cuBLAS TF32 %.3f ms %.1f TFLOP/s | ratio %.3f | rel "
+              "diff %.2e%s\n",
+              n, mk, fl / mk * 1e-9, mc, fl / mc * 1e-9, mc / mk, e, ok ? "" : " FAILED");
+  return ok;
+}
+
 int main() {
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
@@ -291,6 +449,7 @@ int main() {
       ok = check_small<__half>(wg, s[0], s[1], s[2]) && ok;
     }
   }
+  for (auto& s : shapes) ok = check_tf32(s[0], s[1], s[2] + (4 - s[2] % 4) % 4) && ok;
   std::printf("speed (interleaved with cuBLAS, medians):\n");
   for (int n : {1024, 4096, 8192}) {
     const int reps = n <= 1024 ? 50 : n <= 4096 ? 20 : 10;
@@ -301,12 +460,16 @@ int main() {
       ok = bench<__half>(h, wg, n, reps, "128x256x64/3wg") && ok;
     }
   }
+  for (int n : {4096, 8192}) ok = bench_tf32(h, n, n <= 4096 ? 20 : 10) && ok;
   std::printf("library call (ufunc::matmul, tensor_core variant):\n");
   for (int n : {1024, 4096, 8192}) {
     const int reps = n <= 1024 ? 50 : n <= 4096 ? 20 : 10;
     ok = bench_library<__nv_bfloat16>(h, n, reps) && ok;
     ok = bench_library<__half>(h, n, reps) && ok;
   }
+  CB(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
+  for (int n : {4096, 8192}) ok = bench_library_tf32(h, n, n <= 4096 ? 20 : 10) && ok;
+  CB(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
   CB(cublasDestroy(h));
   std::printf("%s\n", ok ? "ALL OK" : "SOME FAILED");
   return ok ? 0 : 1;

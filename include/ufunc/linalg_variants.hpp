@@ -20,6 +20,10 @@ enum class matmul_variant {
   /// accumulation (wgmma with TMA loads where the program has sm_90a code for a
   /// Hopper GPU, mma.sync otherwise; a plain kernel for unaligned operands)
   tensor_core,
+  /// CUDA, float, opt-in: the tensor cores on inputs rounded to tf32 (10-bit
+  /// mantissa, relative error about 1e-3 where FP32 gives 1e-6; float
+  /// accumulation). Never the default. Plain FP32 where wgmma cannot run.
+  tf32,
 };
 
 /// The implementations of ufunc::transpose a caller can pick; as for
@@ -41,6 +45,7 @@ inline const char* to_string(matmul_variant v) {
     case matmul_variant::optimized: return "optimized";
     case matmul_variant::blocked: return "blocked";
     case matmul_variant::tensor_core: return "tensor_core";
+    case matmul_variant::tf32: return "tf32";
   }
   return "?";
 }

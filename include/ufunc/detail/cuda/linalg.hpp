@@ -32,12 +32,16 @@ struct linalg_registry<target::cuda> {
       transpose_variant::naive, transpose_variant::tiled, transpose_variant::optimized};
   static constexpr matmul_variant matmul_fastest = matmul_variant::optimized;
   static constexpr transpose_variant transpose_fastest = transpose_variant::optimized;
-  /// The variants for element type T: the SIMT kernels for float and double;
-  /// naive (float accumulation) and the tensor cores for the 16-bit floats.
+  /// The variants for element type T: the SIMT kernels for float and double,
+  /// and for float the opt-in tf32 (tensor cores, never the default); naive
+  /// (float accumulation) and the tensor cores for the 16-bit floats.
   template <class T>
   static constexpr auto matmul_variants_for() {
     if constexpr (is_matmul16<T>)
       return std::array<matmul_variant, 2>{matmul_variant::naive, matmul_variant::tensor_core};
+    else if constexpr (std::is_same_v<T, float>)
+      return std::array<matmul_variant, 4>{matmul_variant::naive, matmul_variant::tiled, matmul_variant::optimized,
+                                           matmul_variant::tf32};
     else
       return matmul_variants;
   }
@@ -52,6 +56,11 @@ struct linalg_registry<target::cuda> {
     if constexpr (is_matmul16<T>)
       return std::array<matmul_impl<T>, 2>{{{matmul_variant::naive, &launch_matmul_naive<T>},
                                             {matmul_variant::tensor_core, &launch_matmul_tensor_core<T>}}};
+    else if constexpr (std::is_same_v<T, float>)
+      return std::array<matmul_impl<T>, 4>{{{matmul_variant::naive, &launch_matmul_naive<T>},
+                                            {matmul_variant::tiled, &launch_matmul_tiled<T>},
+                                            {matmul_variant::optimized, &launch_matmul_optimized<T>},
+                                            {matmul_variant::tf32, &launch_matmul_tf32}}};
     else
       return std::array<matmul_impl<T>, 3>{{{matmul_variant::naive, &launch_matmul_naive<T>},
                                             {matmul_variant::tiled, &launch_matmul_tiled<T>},

@@ -33,7 +33,8 @@
 
 namespace ufunc::detail::wgmma {
 
-/// Arguments of one product C = A @ B (row-major, strides in elements).
+/// Arguments of one product C = A @ B (row-major, strides in elements; for
+/// float inputs, tf32, `b` is B transposed: see launch).
 template <class Tin, class Tout>
 struct args {
   const Tin* a = nullptr;
@@ -47,14 +48,20 @@ struct args {
   long long k_chunk = 0, split_stride = 0;
 };
 
-struct config {
-  static constexpr int bm = 128, bn = 256, bk = 64, stages = 4, consumers = 2;
+/// Tile configuration. BK is one 128-byte swizzled row of k: 64 16-bit or 32
+/// tf32 elements; a wgmma takes 32 bytes of k (k16, or k8 for tf32).
+template <class Tin = __half>
+struct config_of {
+  static constexpr int elem = static_cast<int>(sizeof(Tin));
+  static constexpr int bm = 128, bn = 256, bk = 128 / elem, stages = 4, consumers = 2;
+  static constexpr int k_step = 32 / elem;
   static constexpr int threads = 128 * (consumers + 1);
-  static constexpr int a_stage = bm * bk * 2, b_slab = bk * 64 * 2, b_stage = bk * bn * 2;  // bytes
+  static constexpr int a_stage = bm * 128, b_slab = bk * 64 * elem, b_stage = bn * 128;  // bytes
   static constexpr int smem_bytes = stages * (a_stage + b_stage) + 1024;  // + alignment to 1024 (swizzle atoms)
   static constexpr int group_m = 16;  // block raster: 16 tile rows at a time (L2 reuse of B)
   static_assert(bm == 64 * consumers, "one m64 slice per consumer warpgroup");
 };
+using config = config_of<__half>;  // the 16-bit types' (same sizes for both)
 
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #  define UFUNC_HAS_WGMMA 1
@@ -186,6 +193,44 @@ __device__ __forceinline__ void wgmma_n256_f16(float (&d)[128], std::uint64_t da
 #endif
 }
 
+// The same for float inputs rounded to tf32 (both operands K-major: tf32 has no
+// transpose mode).
+__device__ __forceinline__ void wgmma_n256_tf32(float (&d)[128], std::uint64_t da, std::uint64_t db, int scale_d) {
+#if UFUNC_HAS_WGMMA
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
+      "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+      "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
+      "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
+      "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,"
+      "%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,"
+      "%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,"
+      "%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,"
+      "%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127"
+      "}, %128, %129, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "l"(da), "l"(db), "r"(scale_d));
+#else
+  (void)d, (void)da, (void)db, (void)scale_d;
+#endif
+}
+
 /// Block (row0, col0) of C for this block id: consecutive ids walk group_m tile
 /// rows before moving right (blocks resident together share B's columns in L2).
 __device__ __forceinline__ void tile_of(long long m, long long n, long long& row0, long long& col0) {
@@ -217,11 +262,12 @@ __device__ __forceinline__ void store2(Tout* p, float x, float y, bool both) {
 /// SwapB: B's descriptor offsets the other way round (LBO along k, SBO along n);
 /// the probe tries both and keeps the one that matches the reference.
 template <class Tin, class Tout, bool SwapB>
-__global__ void __launch_bounds__(config::threads, 1)
+__global__ void __launch_bounds__(config_of<Tin>::threads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                 args<Tin, Tout> p) {
 #if UFUNC_HAS_WGMMA
-  using C = config;
+  using C = config_of<Tin>;
+  constexpr bool tf32 = std::is_same_v<Tin, float>;  // B given transposed, (n, k): K-major
   constexpr int S = C::stages;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   __shared__ __align__(8) std::uint64_t full[S], empty[S];
@@ -254,9 +300,13 @@ __global__ void __launch_bounds__(config::threads, 1)
         mbar_expect_tx(fb, C::a_stage + C::b_stage);
         const int k0 = static_cast<int>(kb) + kt * C::bk;
         tma_load_2d(sa + s * C::a_stage, &map_a, k0, static_cast<int>(row0), fb);
+        if constexpr (tf32) {
+          tma_load_2d(sb + s * C::b_stage, &map_b, k0, static_cast<int>(col0), fb);  // (BN, BK) of B^T
+        } else {
 #pragma unroll
-        for (int j = 0; j < C::bn / 64; ++j)
-          tma_load_2d(sb + s * C::b_stage + j * C::b_slab, &map_b, static_cast<int>(col0) + 64 * j, k0, fb);
+          for (int j = 0; j < C::bn / 64; ++j)
+            tma_load_2d(sb + s * C::b_stage + j * C::b_slab, &map_b, static_cast<int>(col0) + 64 * j, k0, fb);
+        }
       }
     }
   } else {  // consumers
@@ -271,15 +321,20 @@ __global__ void __launch_bounds__(config::threads, 1)
       mbar_wait(smem_u32(&full[s]), static_cast<unsigned>((kt / S) & 1));
       wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < C::bk / 16; ++kk) {
-        // A: this warpgroup's 64 rows (8 KB in), k16 step = 32 bytes along the swizzled row.
+      for (int kk = 0; kk < C::bk / C::k_step; ++kk) {
+        // A: this warpgroup's 64 rows (8 KB in), one k step = 32 bytes along the swizzled row.
         const std::uint64_t da = sw128_desc(sa + s * C::a_stage + cw * 64 * 128 + kk * 32, 16, 1024);
-        // B: k16 step = 16 rows of 128 bytes; slabs of 64 n-values b_slab bytes apart.
-        const std::uint64_t db = sw128_desc(sb + s * C::b_stage + kk * 16 * 128, lbo_b, sbo_b);
-        if constexpr (std::is_same_v<Tin, __nv_bfloat16>)
-          wgmma_n256_bf16<1>(d, da, db, 1);
-        else
-          wgmma_n256_f16<1>(d, da, db, 1);
+        if constexpr (tf32) {
+          // B^T K-major like A: 256 rows, k step 32 bytes along them.
+          wgmma_n256_tf32(d, da, sw128_desc(sb + s * C::b_stage + kk * 32, 16, 1024), 1);
+        } else {
+          // B: k16 step = 16 rows of 128 bytes; slabs of 64 n-values b_slab bytes apart.
+          const std::uint64_t db = sw128_desc(sb + s * C::b_stage + kk * 16 * 128, lbo_b, sbo_b);
+          if constexpr (std::is_same_v<Tin, __nv_bfloat16>)
+            wgmma_n256_bf16<1>(d, da, db, 1);
+          else
+            wgmma_n256_f16<1>(d, da, db, 1);
+        }
       }
       wgmma_commit();
       wgmma_wait<0>();
@@ -334,12 +389,13 @@ inline bool available() {
 template <class Tin, class Tout>
 bool fits(const args<Tin, Tout>& p) {
   auto al = [](const void* q, unsigned b) { return reinterpret_cast<std::uintptr_t>(q) % b == 0; };
-  return al(p.a, 16) && al(p.b, 16) && al(p.c, 2 * sizeof(Tout)) && p.lda % 8 == 0 && p.ldb % 8 == 0 &&
+  constexpr long long q = 16 / static_cast<long long>(sizeof(Tin));  // elements in 16 bytes
+  return al(p.a, 16) && al(p.b, 16) && al(p.c, 2 * sizeof(Tout)) && p.lda % q == 0 && p.ldb % q == 0 &&
          p.ldc % 2 == 0 && p.k < (1LL << 31) && p.m < (1LL << 31) && p.n < (1LL << 31);
 }
 
 /// A 2-D tensor map over a row-major (rows, cols) matrix with leading dim ld, boxes
-/// of (box_rows, 64) elements in the 128-byte swizzle.
+/// of box_rows rows of 128 bytes in the 128-byte swizzle.
 template <class Tin>
 inline cudaError_t make_map(CUtensorMap* map, const Tin* base, long long rows, long long cols, long long ld,
                             unsigned box_rows) {
@@ -357,23 +413,28 @@ inline cudaError_t make_map(CUtensorMap* map, const Tin* base, long long rows, l
   if (!encode) return cudaErrorNotSupported;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(Tin)};
-  const cuuint32_t box[2] = {64, box_rows};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(128 / sizeof(Tin)), box_rows};
   const cuuint32_t estr[2] = {1, 1};
-  const auto type = std::is_same_v<Tin, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const auto type = std::is_same_v<Tin, float>           ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                    : std::is_same_v<Tin, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                         : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   const CUresult r = encode(map, type, 2, const_cast<Tin*>(base), dims, strides, box, estr,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-/// Launches C = A @ B on `stream` (precondition: fits(p); a device of compute capability 9.0).
+/// Launches C = A @ B on `stream` (precondition: fits(p); a device of compute
+/// capability 9.0). For float (Tin = float, tf32 arithmetic) `b` holds B
+/// transposed: (n, k) rows of k, `ldb` apart.
 template <bool SwapB = false, class Tin, class Tout>
 cudaError_t launch(const args<Tin, Tout>& p, cudaStream_t stream) {
-  using C = config;
+  using C = config_of<Tin>;
   if (p.m == 0 || p.n == 0) return cudaSuccess;
   CUtensorMap ma, mb;
   cudaError_t e = make_map(&ma, p.a, p.m, p.k, p.lda, C::bm);
-  if (e == cudaSuccess) e = make_map(&mb, p.b, p.k, p.n, p.ldb, C::bk);
+  if (e == cudaSuccess)
+    e = std::is_same_v<Tin, float> ? make_map(&mb, p.b, p.n, p.k, p.ldb, C::bn) : make_map(&mb, p.b, p.k, p.n, p.ldb, C::bk);
   if (e != cudaSuccess) return e;
   auto kernel = gemm_kernel<Tin, Tout, SwapB>;
   // The shared-memory opt-in once per device (a bit each; this instantiation's own).
