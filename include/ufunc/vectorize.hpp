@@ -3,6 +3,7 @@
 #pragma once
 
 #include <future>
+#include <new>
 #include <optional>
 #include <system_error>
 #include <tuple>
@@ -307,7 +308,12 @@ class vectorized {
     using vecs_t = decltype(allocate_host_vectors<R>(n, std::make_index_sequence<nout>{}));
     std::future<vecs_t> pending;
     try {
-      pending = std::async(std::launch::async, [n] { return allocate_host_vectors<R>(n, std::make_index_sequence<nout>{}); });
+      pending = std::async(std::launch::async, [n] {
+#if defined(UFUNC_TESTING)
+        if (detail::testing::pipeline().late_alloc_fault.load()) throw std::bad_alloc();
+#endif
+        return allocate_host_vectors<R>(n, std::make_index_sequence<nout>{});
+      });
     } catch (const std::system_error&) {  // no thread to be had: allocate when needed, here
     }
     std::optional<vecs_t> results;  // destroyed before `pending` is joined
