@@ -240,10 +240,10 @@ class reducer {
   /// the chunked dims are the leading reduced dims (any kept dim among them has
   /// extent 1), so that offset is first_row x (the product of the reduced
   /// extents after them; stream_plan::reduced_offset), for one axis or a whole
-  /// reduction alike. arg_pick is
-  /// a total order on (NaN first, value, index), so the fold picks exactly the
-  /// in-memory result; the index is taken once at the end. With out(...), the result is streamed
-  /// into a device temporary of the accumulator type, then written into out as
+  /// reduction alike. arg_pick picks the least of a total order (the first NaN,
+  /// else the value, then the index), so the fold picks exactly the in-memory
+  /// result; the index is taken once at the end. With out(...), the result is
+  /// streamed into a device temporary of the accumulator type, then written into out as
   /// the in-memory path writes its temporary (same checks, made before any work;
   /// out is written only after every chunk succeeded). Empty reductions copy
   /// their inputs whole instead (as before streaming).
