@@ -155,6 +155,24 @@ TEST_CASE("streaming arg: refusals and the chunk count") {
   (void)ufunc::argmax(h);
   CHECK(ufunc::detail::testing::pipeline().chunks.load() >= 10);
 #endif
+#if defined(UFUNC_TESTING)
+  // Every refused allocation (chunk buffers, partials, the engine's
+  // temporaries) frees what the call took; the next call gives the same indices.
+  namespace alloc = ufunc::detail::testing;
+  const auto want0 = ufunc::argmax(p, ufunc::axis(0)).to_host();
+  const long long live1 = alloc::live_allocations(), a1 = alloc::allocation_attempts();
+  CHECK(ufunc::argmax(p, ufunc::axis(0)).to_host() == want0);
+  const long long nr = alloc::allocation_attempts() - a1;
+  CHECK(alloc::live_allocations() == live1);
+  for (long long k = 1; k <= nr; ++k) {
+    INFO("allocation " << k << " of " << nr << " refused");
+    alloc::set_allocation_limit(k);
+    CHECK_THROWS_AS((void)ufunc::argmax(p, ufunc::axis(0)).to_host(), ufunc::out_of_memory);
+    alloc::clear_allocation_limit();
+    CHECK(alloc::live_allocations() == live1);
+  }
+  CHECK(ufunc::argmax(p, ufunc::axis(0)).to_host() == want0);
+#endif
 }
 
 namespace {
@@ -202,6 +220,7 @@ TEST_CASE("streaming: result std::vectors constructed while the pipeline runs eq
 
 #if defined(UFUNC_TESTING)
 TEST_CASE("streaming: a failure with late result vectors drains, frees and keeps its type; arg reductions too") {
+  // Also a bad_alloc from the thread constructing the result vectors.
   if (!ufunc::cuda_backend) return;  // the host backend has no pipeline to interrupt
   namespace tst = ufunc::detail::testing;
   const std::uint64_t seed = test::fresh_seed();
@@ -224,6 +243,15 @@ TEST_CASE("streaming: a failure with late result vectors drains, frees and keeps
     tst::set_pipeline_fault(k);
     CHECK_THROWS_AS((void)gauss(h), ufunc::cuda_error);
     tst::clear_pipeline_fault();
+    CHECK(tst::live_allocations() == live0);
+    CHECK(staging_out() == 0u);
+    CHECK(same_bits(gauss(h), want));
+  }
+  {
+    INFO("the result vectors' allocation fails (bad_alloc on their thread)");
+    tst::set_late_alloc_fault(true);
+    CHECK_THROWS_AS((void)gauss(h), std::bad_alloc);
+    tst::set_late_alloc_fault(false);
     CHECK(tst::live_allocations() == live0);
     CHECK(staging_out() == 0u);
     CHECK(same_bits(gauss(h), want));
