@@ -67,6 +67,13 @@ std::vector<index_t> ref_arg(const std::vector<float>& x, index_t m, index_t n, 
 struct ident_fn {
   UFUNC_HD float operator()(float v) const { return v; }
 };
+struct add_fn {
+  UFUNC_HD float operator()(float a, float b) const { return a + b; }
+};
+/// With a row broadcast along dim 0, only dim 0 can be the chunked axis: a
+/// whole reduction then reduces each chunk over two axes, and the chunk's index
+/// offset is first row x n.
+const auto add2 = ufunc::vectorize(add_fn{}, "add2");
 /// A device ufunc: `ident.lazy(host view)` is a device expression with a host
 /// leaf, which streams (a host view given directly reduces on the host).
 const auto ident = ufunc::vectorize(ident_fn{}, "ident");
@@ -101,7 +108,7 @@ void check_forms(const Red& red, bool max, const X& x, const D& d, const std::ve
 
 TEST_CASE("streaming arg: argmin and argmax of host inputs in many chunks equal the in-memory call exactly") {
   for (const auto& mn : std::vector<std::pair<index_t, index_t>>{{203, 31}, {37, 53}, {5, 1201}, {1501, 3}, {1, 777}}) {
-    for (const int k : {1, 4}) {  // rows of a kept chunk about k + 4; a whole reduction's chunk about 13k + 60 elements
+    for (const int k : {1, 4}) {  // a kept chunk holds about k + 4 rows, a partial one k
       for (const bool nans : {false, true}) {
         const index_t m = mn.first, n = mn.second;
         const std::uint64_t seed = test::fresh_seed();
@@ -113,8 +120,15 @@ TEST_CASE("streaming arg: argmin and argmax of host inputs in many chunks equal 
         ufunc::pinned_array<float> p(s);
         std::copy(h.begin(), h.end(), p.data());
         const auto hv = ufunc::make_view<ufunc::target::host>(h.data(), s);
-        // Far below the input's size (m n 4 bytes): tens to hundreds of chunks.
-        const limit_scope lim(static_cast<std::size_t>(3 * 4 * n * k + 3 * 16 * n + 1024));
+        const auto row = tie_nan_data(static_cast<std::size_t>(n), seed + 1, false);
+        const auto drow = ufunc::to_device(row);
+        const auto rowv = ufunc::make_view<ufunc::target::host>(row.data(), shape{n});
+        std::vector<float> hsum(h.size());  // exact: small integers (NaNs stay NaN)
+        for (std::size_t i = 0; i < h.size(); ++i) hsum[i] = h[i] + row[i % static_cast<std::size_t>(n)];
+        // Below the input's size (m n 4 bytes) for most shapes: up to hundreds of
+        // chunks (3 chunks of k rows, 3 partial rows of 16-byte pairs, the
+        // broadcast row once; whole reductions of the wide shapes fit in a few).
+        const limit_scope lim(static_cast<std::size_t>(3 * 4 * n * k + 3 * 16 * n + 4 * n + 1024));
         for (const bool max : {false, true}) {
           INFO(std::string(max ? "argmax" : "argmin"));
           auto each = [&](const auto& red) {
@@ -125,6 +139,10 @@ TEST_CASE("streaming arg: argmin and argmax of host inputs in many chunks equal 
             {
               INFO("pageable host view in a device expression");
               check_forms(red, max, ident.lazy(hv), d, h, m, n);
+            }
+            {
+              INFO("pageable host views, one broadcast along dim 0, in a device expression");
+              check_forms(red, max, add2.lazy(hv, rowv), add2.lazy(d, drow), hsum, m, n);
             }
             {
               INFO("std::vector (1-D)");
