@@ -162,6 +162,17 @@ void check_plan(const rig& r, const stream_plan& p) {
       index_t flat = 0;
       for (int d = 0; d < it.size(); ++d) flat = flat * it[d] + m[static_cast<std::size_t>(d)];
       ++seen[static_cast<std::size_t>(flat)];
+      if (p.partial && !r.red.empty()) {
+        // argmin/argmax's index shift: the chunk's offset plus the element's
+        // index over the chunk's reduced dims (its chunked axis, then the
+        // reduced dims after the split) is its flattened reduced index.
+        index_t global = 0, local = lm[0];
+        for (int d = 0; d < it.size(); ++d)
+          if (r.red[static_cast<std::size_t>(d)]) global = global * it[d] + m[static_cast<std::size_t>(d)];
+        for (int d = p.split; d < it.size(); ++d)
+          if (r.red[static_cast<std::size_t>(d)]) local = local * it[d] + lm[static_cast<std::size_t>(1 + d - p.split)];
+        CHECK(p.reduced_offset(c) + local == global);
+      }
       for (std::size_t k = 0; k < r.ops.size(); ++k) {
         const auto& o = r.ops[k];
         if (!o.is_array) {
@@ -320,6 +331,14 @@ TEST_CASE("stream plan: fixed cases") {
     CHECK(p.partial);
     CHECK(p.split == 3);
     CHECK(p.roles[0] == stream_plan::role::fixed);
+    // A row-broadcast second input keeps dims 1 and 2 out of the chunked axis:
+    // a chunk row then spans 5 x 3 reduced elements.
+    const std::vector<stream_operand> ops2{host(shape{1, 1, 1}, 8), host(it), host(shape{5, 3})};
+    const auto q = plan_stream("t", it, ops2, &red, 3 * 2 * 15 * 4 + 15 * 4 + 3 * 8, 3, 0, 8);
+    CHECK(q.partial);
+    CHECK(q.split == 1);
+    CHECK(q.rows_per_chunk == 1);
+    for (index_t c = 0; c < q.chunks; ++c) CHECK(q.reduced_offset(c) == 15 * c);
   }
   SUBCASE("an axis-0 reduction of a matrix streams its rows as partials") {
     const shape it{100, 3};
@@ -329,5 +348,6 @@ TEST_CASE("stream plan: fixed cases") {
     CHECK(p.partial);
     CHECK(p.split == 1);
     CHECK(p.rows_per_chunk == 1);
+    CHECK(p.reduced_offset(57) == 57);  // argmax along axis 0: the row itself
   }
 }

@@ -41,6 +41,20 @@ struct fold_fn {
   template <class A>
   UFUNC_HD A operator()(const A& acc, const A& part) const { return op(acc, part); }
 };
+/// argmin/argmax's fold of a chunk's partials: the chunk's indices count from
+/// its own first element, so `off` (the chunk's first position in the flattened
+/// reduced index space) is added before the pick, which then compares global
+/// indices exactly as the in-memory engine does (ties and NaNs alike).
+template <class Op>
+struct arg_fold_fn {
+  Op op;
+  index_t off;
+  template <class A>
+  UFUNC_HD A operator()(const A& acc, A part) const {
+    part.i += off;
+    return op(acc, part);
+  }
+};
 /// fin(acc): a streamed reduction's finalisation (mean's division), applied
 /// once to the folded accumulators.
 template <class Fin>
@@ -159,27 +173,19 @@ class reducer {
     using namespace detail;
     using ct = common_target<std::tuple_element_t<I, In>...>;
     using Target = typename ct::type;
-    // std::vector and pinned_array inputs of a CUDA build reduce on the device;
-    // plain reductions (reduce, map_reduce, sum, prod, min, max) and mean, with
-    // or without out, stream them in chunks (streamed() below); argmin and
-    // argmax copy them whole.
+    // std::vector and pinned_array inputs of a CUDA build reduce on the device:
+    // every kind (reduce, map_reduce, sum, prod, min, max, mean, argmin,
+    // argmax), with or without out, streams them in chunks (streamed() below).
     constexpr bool to_device =
         cuda_backend && ((arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
                           is_pinned<bare_t<std::tuple_element_t<I, In>>>::value ||
                           (HostStreams && host_array_arg<std::tuple_element_t<I, In>>())) ||
                          ...);
     constexpr bool host_arrays = !HostStreams && (host_array_arg<std::tuple_element_t<I, In>>() || ...);
-    static_assert(!HostStreams || std::is_same_v<Kind, plain_kind> || std::is_same_v<Kind, mean_kind>,
-                  "ufunc::argmin/argmax: an expression with host-memory leaves is not streamed; evaluate it first "
-                  "(ufunc::evaluate streams it)");
     static_assert(ct::consistent || (to_device && !host_arrays),
                   "ufunc reduction: the array inputs live in different targets' memory");
-    if constexpr (to_device && (std::is_same_v<Kind, detail::plain_kind> || std::is_same_v<Kind, detail::mean_kind>) &&
-                  !host_arrays) {
+    if constexpr (to_device && !host_arrays) {
       return streamed<Scalar>(std::index_sequence<I...>{}, in, o, outs);
-    } else if constexpr (to_device && !host_arrays) {
-      auto staged = std::make_tuple(stage<target::device>(std::get<I>(in), o.stream)...);
-      return std::apply([&](const auto&... a) { return run<Scalar, target::device>(std::forward_as_tuple(a...), o, outs); }, staged);
     } else if constexpr (ct::any_vector && !std::is_same_v<Target, target::host>) {
       // Host containers: copy them to the device and reduce there.
       auto staged = std::make_tuple(stage<Target>(std::get<I>(in), o.stream)...);
@@ -216,7 +222,7 @@ class reducer {
     check_out_cast<Res, OutT>(name_, o.unsafe_cast);
   }
 
-  /// A plain reduction or a mean whose inputs include host memory, in chunks planned by
+  /// A reduction (any kind) whose inputs include host memory, in chunks planned by
   /// detail/stream_plan.hpp under the device memory limit and run by the CUDA
   /// pipeline: chunks along kept dims each compute their rows of the result;
   /// chunks along reduced dims each compute a partial result of the whole
@@ -226,8 +232,18 @@ class reducer {
   /// chunks, so its error is at most about (log2(elements per chunk) + C) x eps x
   /// sum|x|. An explicit initial value is applied once: the first chunk reduces
   /// with it, later partials without. A mean streams the sum of its accumulator
-  /// type and divides once at the end. With out(...), the result is streamed
-  /// into a device temporary of the accumulator type, then written into out as
+  /// type and divides once at the end. argmin/argmax stream (value, index)
+  /// partials (arg_partial_kind): chunks along kept dims compute their rows
+  /// (indices along the reduced axis, which no chunk cuts); chunks along reduced
+  /// dims compute partials whose indices are shifted by the chunk's offset in
+  /// the flattened (C-order) reduced index space before the fold (arg_fold_fn):
+  /// the chunked dims are the leading reduced dims (any kept dim among them has
+  /// extent 1), so that offset is first_row x (the product of the reduced
+  /// extents after them; stream_plan::reduced_offset), for one axis or a whole
+  /// reduction alike. arg_pick picks the least of a total order (the first NaN,
+  /// else the value, then the index), so the fold picks exactly the in-memory
+  /// result; the index is taken once at the end. With out(...), the result is
+  /// streamed into a device temporary of the accumulator type, then written into out as
   /// the in-memory path writes its temporary (same checks, made before any work;
   /// out is written only after every chunk succeeded). Empty reductions copy
   /// their inputs whole instead (as before streaming).
@@ -251,6 +267,10 @@ class reducer {
     const std::array<operand_layout, nin> lay{layout_of(std::get<I>(in))...};
     const shape bshape = broadcast_inputs(name_, lay);
     const std::vector<int>* axp = o.axes_or_null();
+    constexpr bool is_arg = is_arg_kind<Kind>::value;
+    if constexpr (is_arg)  // as run() does, before any work
+      if (axp && axp->size() != 1)
+        throw shape_error(std::string(name_) + ": give one axis (or none), not " + axes_str(axp));
     const auto mask = axis_mask(bshape, axp, name_, o.single_axis);
     const auto g = make_geometry<nin>(bshape, mask, o.keepdims, lay);
     if (g.R == 0 || g.K == 0) return fallback();
@@ -258,11 +278,13 @@ class reducer {
       using OutT = typename std::decay_t<std::tuple_element_t<0, Outs>>::value_type;
       check_out<Res, OutT>(layout_of(std::get<0>(outs)), g.result, bshape, axp, o, lay);
     }
-    // Per chunk: the plain reduction of the accumulator type (a mean's sum); the
-    // first chunk applies the initial value, later partials must not repeat it.
+    // Per chunk: the plain reduction of the accumulator type (a mean's sum), or
+    // argmin/argmax's (value, index) pairs; the first chunk applies the initial
+    // value, later partials must not repeat it.
     using FirstInit = std::conditional_t<std::is_same_v<Kind, mean_kind>, default_init, Init>;
-    const reducer<Acc, Map, UsedOp, FirstInit, plain_kind> first(map_, kt::make_op(op_), FirstInit{init_}, name_);
-    const reducer<Acc, Map, UsedOp, no_init, plain_kind> rest(map_, kt::make_op(op_), no_init{}, name_);
+    using ChunkKind = typename chunk_kind<Kind>::type;
+    const reducer<Acc, Map, UsedOp, FirstInit, ChunkKind> first(map_, kt::make_op(op_), FirstInit{init_}, name_);
+    const reducer<Acc, Map, UsedOp, no_init, ChunkKind> rest(map_, kt::make_op(op_), no_init{}, name_);
     std::vector<index_t> kd;
     std::vector<bool> red;
     for (int d = 0; d < bshape.size(); ++d) {
@@ -331,15 +353,23 @@ class reducer {
       if (fold) {
         UFUNC_CUDA_CHECK(cudaStreamWaitEvent(st.get(), folded.e, 0));
         const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
-        run_elementwise<Target, Acc>(fold_fn<acc_op<Acc, typename kt::op>>{op}, rshape, cuda::std::make_tuple(r.data()),
-                                     cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{dst}),
-                                     std::array<operand_layout, 3>{rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)}, st);
+        auto fold_with = [&](const auto& fn) {
+          run_elementwise<Target, Acc>(fn, rshape, cuda::std::make_tuple(r.data()),
+                                       cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{dst}),
+                                       std::array<operand_layout, 3>{rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)},
+                                       st);
+        };
+        if constexpr (is_arg)
+          fold_with(arg_fold_fn<acc_op<Acc, typename kt::op>>{op, p.reduced_offset(c)});
+        else
+          fold_with(fold_fn<acc_op<Acc, typename kt::op>>{op});
       }
       UFUNC_CUDA_CHECK(cudaEventRecord(folded.e, st.get()));
     });
-    // The finalisation (a mean's division by the reduced count), once.
+    // The finalisation (a mean's division by the reduced count, argmin/argmax's
+    // index), once.
     auto finished = [&] {
-      if constexpr (std::is_same_v<Kind, mean_kind>) {
+      if constexpr (std::is_same_v<Kind, mean_kind> || is_arg) {
         array<Res, Target> f(rshape, o.stream);
         const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
         run_elementwise<Target, Res>(finish_fn<typename kt::fin>{kt::make_fin(g.R)}, rshape,
@@ -398,7 +428,7 @@ class reducer {
     const std::array<operand_layout, nin> lay = layouts_of(in);
     const shape bshape = broadcast_inputs(name_, lay);
     const std::vector<int>* axp = o.axes_or_null();
-    if constexpr (!std::is_same_v<Kind, plain_kind> && !std::is_same_v<Kind, mean_kind>)
+    if constexpr (is_arg_kind<Kind>::value)  // not arg_partial_kind: a streamed chunk's axes
       if (axp && axp->size() != 1)
         throw shape_error(std::string(name_) + ": give one axis (or none), not " + axes_str(axp));
     const auto mask = axis_mask(bshape, axp, name_, o.single_axis);

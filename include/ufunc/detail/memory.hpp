@@ -68,6 +68,7 @@ struct pipeline_state {
   std::atomic<long long> rows_per_chunk{0};  ///< its rows per chunk (rows of its chunked axis)
   std::atomic<long long> chunk_elems{0};     ///< elements of its iteration space a full chunk covers
   std::atomic<int> buffers{0};              ///< its pipeline depth
+  std::atomic<bool> late_alloc_fault{false};  ///< result vectors built on another thread throw bad_alloc
 };
 inline pipeline_state& pipeline() {
   static pipeline_state s;
@@ -80,6 +81,9 @@ inline pipeline_state& pipeline() {
 /// k < 0 clears.
 inline void set_pipeline_fault(long long k) { pipeline().fault_chunk.store(k < 0 ? -1 : k); }
 inline void clear_pipeline_fault() { pipeline().fault_chunk.store(-1); }
+/// While set, the std::vector results a streamed call constructs on another
+/// thread (vectorize.hpp, late_vectors) fail with std::bad_alloc there.
+inline void set_late_alloc_fault(bool on) { pipeline().late_alloc_fault.store(on); }
 }  // namespace testing
 #endif
 

@@ -39,6 +39,25 @@ struct plain_kind {};
 struct mean_kind {};
 template <bool Max>
 struct arg_kind {};
+/// argmin/argmax that stores the (value, index) accumulator itself instead of
+/// the index: a streamed argmin/argmax's per-chunk partials (reduce.hpp), which
+/// are combined across chunks before the index is taken.
+template <bool Max>
+struct arg_partial_kind {};
+template <class Kind>
+struct is_arg_kind : std::false_type {};
+template <bool Max>
+struct is_arg_kind<arg_kind<Max>> : std::true_type {};
+/// The kind a streamed reduction computes each chunk with: partials that can
+/// still be combined (a mean's sum, argmin/argmax's value and index).
+template <class Kind>
+struct chunk_kind {
+  using type = plain_kind;
+};
+template <bool Max>
+struct chunk_kind<arg_kind<Max>> {
+  using type = arg_partial_kind<Max>;
+};
 
 /// The accumulator that reducing (or accumulating) M with Op chooses when the
 /// caller names none: op's result type, except that sums and products
@@ -80,6 +99,11 @@ struct kind_traits<arg_kind<Max>, AccOverride, Op, M> {
   using op = arg_pick<M, Max>;
   using fin = finish_index;
   static op make_op(const Op&) { return {}; }
+  static fin make_fin(index_t) { return {}; }
+};
+template <bool Max, class AccOverride, class Op, class M>
+struct kind_traits<arg_partial_kind<Max>, AccOverride, Op, M> : kind_traits<arg_kind<Max>, AccOverride, Op, M> {
+  using fin = finish_same;
   static fin make_fin(index_t) { return {}; }
 };
 

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cuda/std/tuple>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -53,16 +54,23 @@ auto rebind_outputs(const cuda::std::tuple<O*...>&, const std::vector<void*>& pt
   return cuda::std::make_tuple(static_cast<O*>(ptr[J])...);
 }
 
+/// Host outputs allocated while the pipeline runs (cuda_stream::late_outputs):
+/// waits for them and returns their bases, outputs first.
+using late_host_outputs = std::function<std::vector<void*>()>;
+
 /// Runs out_j = f(ins...)_j over `iter` on Target, streaming the operands whose
 /// `host` flag is set (outputs first, then inputs, as in `layouts`). Returns when
 /// host outputs hold their data. Throws out_of_memory (naming `name`) when one
 /// row of chunk buffers exceeds the device memory limit, value_error for a
-/// strided host operand.
+/// strided host operand. `late`: host outputs whose layout data is null get
+/// their memory from it, before the pipeline first writes them (pageable
+/// memory the call allocates itself only; never used on the host target).
 template <class Target, class R, class F, class Outs, class Ins, std::size_t NOPS>
 void run_streamed(const char* name, const F& f, const shape& iter, const Outs& outs, const Ins& ins,
-                  const std::array<operand_layout, NOPS>& layouts, const std::array<bool, NOPS>& host, stream_ref s) {
+                  const std::array<operand_layout, NOPS>& layouts, const std::array<bool, NOPS>& host, stream_ref s,
+                  const late_host_outputs* late = nullptr) {
   if constexpr (std::is_same_v<Target, target::host>) {
-    (void)name, (void)host;
+    (void)name, (void)host, (void)late;
     run_elementwise<Target, R>(f, iter, outs, ins, layouts, s);  // host memory is the data: nothing streams
   } else {
 #if defined(UFUNC_BACKEND_CUDA)
@@ -94,9 +102,9 @@ void run_streamed(const char* name, const F& f, const shape& iter, const Outs& o
       const auto o = rebind_outputs(outs, ptr, std::make_index_sequence<nout>{});
       const auto i = rebind_inputs(ins, ptr, nout, std::make_index_sequence<NOPS - nout>{});
       run_elementwise<Target, R>(f, cs, o, i, cl, st);
-    });
+    }, late);
 #else
-    (void)name, (void)f, (void)iter, (void)outs, (void)ins, (void)layouts, (void)host, (void)s;
+    (void)name, (void)f, (void)iter, (void)outs, (void)ins, (void)layouts, (void)host, (void)s, (void)late;
 #endif
   }
 }

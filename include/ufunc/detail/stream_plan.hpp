@@ -68,6 +68,7 @@ struct stream_plan {
   index_t chunks = 0;     ///< 0 for an empty iteration shape
   int buffers = 1;        ///< chunk buffers per moving operand (pipeline depth)
   bool partial = false;   ///< reduction chunked along reduced dims: per-chunk partial results
+  std::vector<bool> reduced;  ///< a reduction's reduced-dim mask over `iter` (empty for an elementwise call)
   std::size_t device_bytes = 0;  ///< device memory the plan's buffers take
   std::vector<role> roles;
   std::vector<index_t> op_row_elems;  ///< moving/fixed operand: elements per row (fixed: in all)
@@ -80,6 +81,17 @@ struct stream_plan {
   std::size_t buffer_bytes(std::size_t k, std::size_t elem_size) const {
     const index_t n = roles[k] == role::moves ? rows_per_chunk * op_row_elems[k] : op_row_elems[k];
     return static_cast<std::size_t>(n) * elem_size;
+  }
+  /// A partial reduction's chunk c: its first position in the flattened
+  /// (C-order) reduced index space. The chunked dims are the leading reduced
+  /// ones (a kept dim among them has extent 1), so one row of the chunked axis
+  /// spans the reduced elements of the dims after the split. argmin/argmax add
+  /// it to a chunk's indices, which count from the chunk's first element.
+  index_t reduced_offset(index_t c) const {
+    index_t inner = 1;
+    for (int d = split; d < iter.size(); ++d)
+      if (reduced[static_cast<std::size_t>(d)]) inner *= iter[d];
+    return first_row(c) * inner;
   }
   /// The chunk's iteration shape.
   shape chunk_shape(index_t c) const {
@@ -190,6 +202,7 @@ inline stream_plan plan_stream(const char* name, shape iter, const std::vector<s
   }
   const std::vector<bool>* red = reduced ? &red_storage : nullptr;
   p.iter = iter;
+  p.reduced = red_storage;
   p.buffers = buffers < 1 ? 1 : buffers;
   for (std::size_t k = 0; k < ops.size(); ++k)
     if (ops[k].is_array && ops[k].host && !contiguous(ops[k]))

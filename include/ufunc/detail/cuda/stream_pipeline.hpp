@@ -6,6 +6,14 @@
 // drains while the device works on other chunks; page-locked memory (a
 // pinned_array, or memory the caller registered) is copied directly.
 //
+// Late outputs: a pageable host output is written only by `drain`, from
+// staging, so its memory may arrive late: a call that allocates its result
+// std::vectors itself constructs them on another thread (their zero fill is
+// single-threaded, about 0.3 ms for 4 MiB) while the first chunks are copied in
+// and computed, and hands run_pipeline a callback that waits for them; it is
+// called once, before the first drain. Its exception (bad_alloc) reaches the
+// caller like any other, after the drain.
+//
 // Resources: staging buffers come from a process-wide cache (page-locked memory
 // is slow to allocate), chunk buffers from the device's stream-ordered pool
 // (which keeps freed memory cached), streams and events from a per-thread set.
@@ -27,6 +35,7 @@
 #include <utility>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -239,9 +248,14 @@ inline void host_copy(void* dst, const void* src, std::size_t bytes) {
 struct io {
   bool is_out = false;      ///< written by the call (copied back to the host)
   const void* host = nullptr;  ///< an input's host base
-  void* host_out = nullptr;    ///< an output's host base
+  void* host_out = nullptr;    ///< an output's host base (null: a late output, see late_outputs)
   std::size_t elem = 0;
 };
+
+/// Late host outputs (see the header comment): waits for their memory and
+/// returns one base per operand index (outputs come first; entries for other
+/// operands are ignored). Only pageable memory the call allocated itself.
+using late_outputs = std::function<std::vector<void*>()>;
 
 /// Runs plan `p` over the operands `ops` (described for the planner by `sop`;
 /// `moves` host operands are copied per chunk, `fixed` ones once, `device` ones
@@ -249,11 +263,15 @@ struct io {
 /// chunk's kernel(s) on `stream`: ptr[k] is operand k's chunk data on the device
 /// (the chunk buffer of a host operand, the rebased address of a device one).
 /// Ordered after the work enqueued on `s` before the call; returns when every
-/// host output holds its data and every pipeline stream is idle.
+/// host output holds its data and every pipeline stream is idle. `late`
+/// (optional) gives the bases of the outputs whose host_out is null, once,
+/// before the first drain: they must be pageable.
 template <class Compute>
-void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, const std::vector<io>& ops,
-                  const std::vector<const void*>& device_base, stream_ref s, const Compute& compute) {
+void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, const std::vector<io>& ops_in,
+                  const std::vector<const void*>& device_base, stream_ref s, const Compute& compute,
+                  const late_outputs* late = nullptr) {
   using role = stream_plan::role;
+  std::vector<io> ops = ops_in;  // a late output's base is filled in before the first drain
   const std::size_t nops = ops.size();
   const int nb = p.buffers;
   stream_set& ss = stream_set::get();
@@ -274,7 +292,7 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
     if (r != role::moves && r != role::fixed) continue;
     const std::size_t bytes = p.buffer_bytes(k, ops[k].elem);
     const int copies = r == role::moves ? nb : 1;
-    pinned[k] = is_pinned(ops[k].is_out ? ops[k].host_out : ops[k].host);
+    pinned[k] = is_pinned(ops[k].is_out ? ops[k].host_out : ops[k].host);  // a late output (null): staged
     dev[k].reserve(static_cast<std::size_t>(copies));
     for (int b = 0; b < copies; ++b) dev[k].emplace_back(bytes, s);
     if (!pinned[k]) {
@@ -312,8 +330,15 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
     return const_cast<char*>(base) + static_cast<std::size_t>(begin) * ops[k].elem;
   };
   // Host outputs of chunk c, once its copy-out has finished: staging -> user memory.
+  bool waiting_late = late != nullptr;
   auto drain = [&](index_t c) {
     const int b = static_cast<int>(c % nb);
+    if (waiting_late) {  // the late outputs' memory, needed from here on (meanwhile chunks 0..nb-1 ran)
+      waiting_late = false;
+      const std::vector<void*> got = (*late)();
+      for (std::size_t k = 0; k < nops && k < got.size(); ++k)
+        if (ops[k].is_out && !ops[k].host_out) ops[k].host_out = got[k];
+    }
     UFUNC_CUDA_CHECK(cudaEventSynchronize(ss.done[b]));
     for (std::size_t k = 0; k < nops; ++k)
       if (ops[k].is_out && p.roles[k] == role::moves && !pinned[k])
