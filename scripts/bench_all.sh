@@ -2,7 +2,8 @@
 # Every benchmark in one command, into one folder of CSVs, figures and a summary.
 #   usage: scripts/bench_all.sh [--quick] [outdir]       (from anywhere)
 # Full mode (a GPU machine): builds the CUDA benchmark targets (bench_sweep,
-#   bench_core, bench_reduce, bench_linalg, bench_lazy, bench_pairwise, bench_stream), runs the sweep
+#   bench_core, bench_reduce, bench_linalg, bench_lazy, bench_pairwise, bench_stream, bench_half,
+#   bench_tensor_core), runs the sweep
 #   (sweep.csv), the peers (peers.csv: NumPy, CuPy, PyTorch, Numba; a missing one
 #   is skipped with a message), the four benchmark programs (their logs, and
 #   targets.csv: every performance target with its measured value), then
@@ -37,7 +38,7 @@ if [ $quick = 1 ]; then
 else
   BUILD=${BUILD:-build-bench-cuda}
   backend=cuda
-  programs="bench_core bench_reduce bench_linalg bench_lazy bench_pairwise bench_stream"
+  programs="bench_core bench_reduce bench_linalg bench_lazy bench_pairwise bench_stream bench_half bench_tensor_core"
 fi
 
 if want build; then
