@@ -114,7 +114,7 @@ double unit() {
   return std::is_same_v<T, __half> ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
 }
 template <class T>
-const char* name16() {
+std::string name16() {
   return std::is_same_v<T, __half> ? "__half" : "__nv_bfloat16";
 }
 
@@ -144,8 +144,10 @@ void expect_bits(const std::vector<T>& got, const Want& want, const char* what) 
       if (!bad) first = i;
       ++bad;
     }
-  INFO(what << ": " << bad << " of " << got.size() << " wrong; first " << first << " got 0x" << std::hex
-            << (bad ? bits16(got[first]) : 0) << " want 0x" << (bad ? want[first] : 0) << std::dec);
+  char msg[200];
+  std::snprintf(msg, sizeof msg, "%s: %zu of %zu wrong; first %zu got 0x%04x want 0x%04x", what, bad, got.size(), first,
+                bad ? unsigned(bits16(got[first])) : 0u, bad ? unsigned(want[first]) : 0u);
+  INFO(std::string(msg));
   CHECK(bad == 0);
 }
 

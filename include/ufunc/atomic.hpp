@@ -179,7 +179,7 @@ UFUNC_HD T atomic_sub(T* addr, detail::value_of_t<T> val) noexcept {
   UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
 #if UFUNC_DEVICE_PASS
   using W = detail::cuda_word_t<T>;
-  if constexpr (is_float_kind_v<T>)
+  if constexpr (detail::is_float_kind_v<T>)
     return atomicAdd(addr, -val);
   else if constexpr (sizeof(T) == 8)  // no 64-bit atomicSub: add the two's complement
     return static_cast<T>(atomicAdd(reinterpret_cast<unsigned long long*>(addr), 0ull - static_cast<unsigned long long>(val)));
