@@ -303,8 +303,8 @@ void arithmetic_on(std::uint64_t seed) {
   expect_bits(bm, wb, "broadcast (13,37) + (37)");
 }
 
-/// Reductions: result types, float accumulation, reduce<Acc>, mean, min/max,
-/// argmin/argmax (NaN rules), an axis; 1-element and ragged sizes.
+/// Reductions: result types, float accumulation (sum, prod, f.reduce), reduce<Acc>,
+/// mean, min/max, argmin/argmax (NaN rules), an axis; 1-element and ragged sizes.
 template <class T, class Target>
 void reductions_on(std::uint64_t seed) {
   for (index_t n : {index_t(1), index_t(7), index_t(1000), index_t(70001)}) {
@@ -337,6 +337,14 @@ void reductions_on(std::uint64_t seed) {
     auto o = ufunc::empty<T, Target>(shape{1});
     ufunc::sum(x, ufunc::out(o));
     CHECK(std::fabs(widen_v(o.to_host()[0]) - ref) <= unit<T>() * std::fabs(ref) + nf * std::ldexp(1.0, -24) * mag + 1e-6);
+    // prod: float as sum; 1000 factors near 1 at most (no underflow), bound 2 n u_float |prod|.
+    const std::size_t np = std::min<std::size_t>(static_cast<std::size_t>(n), 1000);
+    const auto hp = random16<T>(np, seed + 5 + static_cast<std::uint64_t>(n), 0.9f, 1.1f, false);
+    double pref = 1;
+    for (const auto& v : hp) pref *= widen_v(v);
+    const auto p = ufunc::prod(ufunc::asarray<Target>(hp));
+    static_assert(std::is_same_v<decltype(p), const float>);
+    CHECK(std::fabs(p - pref) <= 2 * double(np) * std::ldexp(1.0, -24) * std::fabs(pref));
     // min/max exact (the element itself), argmin/argmax the first position.
     const auto lo = ufunc::min(x);
     static_assert(std::is_same_v<decltype(lo), const T>);
@@ -371,6 +379,10 @@ void reductions_on(std::uint64_t seed) {
   static_assert(std::is_same_v<typename decltype(s1)::value_type, float>);
   const auto hs1 = s1.to_host();
   const auto m0 = ufunc::max(x, ufunc::axis(0)).to_host();
+  // f.reduce of vectorize(plus{}): axis 0, float as sum's.
+  const auto c0 = ufunc::vectorize<Target>(ufunc::plus{}).reduce(x);
+  static_assert(std::is_same_v<typename decltype(c0)::value_type, float>);
+  const auto hc0 = c0.to_host();
   const auto a0 = ufunc::argmin(x, ufunc::axis(0)).to_host();
   std::size_t bad = 0;
   for (index_t i = 0; i < r; ++i) {
@@ -389,6 +401,12 @@ void reductions_on(std::uint64_t seed) {
       best = std::max(best, v);
       if (v < worst) worst = v, iw = i;
     }
+    double col = 0, cmag = 0;
+    for (index_t i = 0; i < r; ++i) {
+      const float v = widen_v(h[static_cast<std::size_t>(i * c + j)]);
+      col += v, cmag += std::fabs(v);
+    }
+    bad += !(std::fabs(hc0[static_cast<std::size_t>(j)] - col) <= double(r) * std::ldexp(1.0, -24) * cmag + 1e-6);
     bad += fbits(widen_v(m0[static_cast<std::size_t>(j)])) != fbits(best);
     bad += a0[static_cast<std::size_t>(j)] != iw;
   }

@@ -120,6 +120,7 @@ inline T host_update_if(T* addr, T val, Better better) {
 /// 16-bit ones compute op in the CUDA headers' host arithmetic).
 template <class T, class Op>
 inline T host_update(T* addr, Op op) {
+  static_assert(__atomic_always_lock_free(sizeof(T), 0), "ufunc atomics: the host's compare-and-swap must be lock-free");
   T old;
   __atomic_load(addr, &old, __ATOMIC_RELAXED);
   T desired = op(old);
