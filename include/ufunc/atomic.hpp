@@ -16,7 +16,8 @@
 namespace ufunc {
 namespace detail {
 
-/// int, unsigned, long, unsigned long, long long, unsigned long long, float, double.
+/// int, unsigned, long, unsigned long, long long, unsigned long long, float, double,
+/// __half, __nv_bfloat16.
 template <class T>
 inline constexpr bool atomic_supported_v = element_traits<T>::has_atomics;
 template <class T>
@@ -34,19 +35,22 @@ using value_of_t = typename value_of<T>::type;
 #define UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T)                                                                     \
   static_assert(::ufunc::detail::atomic_supported_v<T>,                                                     \
                 "ufunc atomics: the element type must be int, unsigned, long, unsigned long, long long, "  \
-                "unsigned long long, float or double")
+                "unsigned long long, float, double, __half or __nv_bfloat16")
 
 #if UFUNC_DEVICE_PASS
 /// The type CUDA's atomic overloads take for T: the integer of the same size and
-/// signedness (64-bit `long` is `long long` to CUDA), or the float type itself.
+/// signedness (64-bit `long` is `long long` to CUDA), or the floating type itself
+/// (CUDA's atomicAdd takes __half and __nv_bfloat16 too).
 template <class T>
 using cuda_word_t = std::conditional_t<
-    std::is_floating_point_v<T>, T,
+    is_float_kind_v<T>, T,
     std::conditional_t<sizeof(T) == 4, std::conditional_t<std::is_signed_v<T>, int, unsigned>,
                        std::conditional_t<std::is_signed_v<T>, long long, unsigned long long>>>;
-/// The unsigned integer CUDA's atomicCAS takes for T's bits.
+/// The unsigned integer CUDA's atomicCAS takes for T's bits (the 16-bit CAS
+/// needs compute capability 7.0).
 template <class T>
-using cuda_bits_t = std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+using cuda_bits_t = std::conditional_t<sizeof(T) == 2, unsigned short,
+                                       std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>>;
 
 template <class T>
 __device__ __forceinline__ cuda_bits_t<T> to_bits(T v) {
@@ -67,17 +71,38 @@ __device__ __forceinline__ T device_cas(T* addr, T compare, T val) {
   return from_bits<T>(atomicCAS(reinterpret_cast<B*>(addr), to_bits(compare), to_bits(val)));
 }
 
+/// A volatile (L2, coherent) read of *addr; the 16-bit floats through their bits
+/// (they have no volatile copy).
+template <class T>
+__device__ __forceinline__ T device_volatile_load(const T* addr) {
+  if constexpr (is_half_v<T>)
+    return from_bits<T>(*reinterpret_cast<const volatile cuda_bits_t<T>*>(addr));
+  else
+    return *reinterpret_cast<const volatile T*>(addr);
+}
+
 /// Writes `val` while `better(val, current)`; returns the value before. The first
 /// read is volatile (L2, coherent), so a stale cached value cannot end the loop.
 template <class T, class Better>
 __device__ __forceinline__ T device_update_if(T* addr, T val, Better better) {
-  T old = *reinterpret_cast<volatile T*>(addr);
+  T old = device_volatile_load(addr);
   while (better(val, old)) {
     const T seen = device_cas(addr, old, val);
     if (to_bits(seen) == to_bits(old)) break;  // our value went in
     old = seen;
   }
   return old;
+}
+
+/// *addr = val by compare-and-swap (atomicExch has no 16-bit form); the value before.
+template <class T>
+__device__ __forceinline__ T device_exch_cas(T* addr, T val) {
+  T old = device_volatile_load(addr);
+  for (;;) {
+    const T seen = device_cas(addr, old, val);
+    if (to_bits(seen) == to_bits(old)) return old;
+    old = seen;
+  }
 }
 #else
 /// Host: writes `val` while `better(val, current)`; returns the value before.
@@ -90,9 +115,12 @@ inline T host_update_if(T* addr, T val, Better better) {
   }
   return old;
 }
-/// Host: *addr = op(*addr) for types without a fetch-op builtin (float, double).
+/// Host: *addr = op(*addr) for types without a fetch-op builtin (float, double,
+/// __half, __nv_bfloat16: a lock-free compare-and-swap loop on their bits; the
+/// 16-bit ones compute op in the CUDA headers' host arithmetic).
 template <class T, class Op>
 inline T host_update(T* addr, Op op) {
+  static_assert(__atomic_always_lock_free(sizeof(T), 0), "ufunc atomics: the host's compare-and-swap must be lock-free");
   T old;
   __atomic_load(addr, &old, __ATOMIC_RELAXED);
   T desired = op(old);
@@ -119,7 +147,12 @@ struct greater_than {
 // CUDA's atomicAdd and friends do, and impose no ordering on other memory
 // accesses (relaxed, like CUDA's). `addr` must be aligned to the element size.
 // Element types: int, unsigned, long, unsigned long, long long, unsigned long
-// long, float, double. Integer arithmetic wraps (two's complement).
+// long, float, double, __half, __nv_bfloat16. Integer arithmetic wraps (two's
+// complement). __half and __nv_bfloat16: atomic_add/sub are CUDA's atomicAdd
+// on the device (one rounding to nearest even per update; __nv_bfloat16 needs
+// compute capability 8.0 natively, the CUDA header emulates it before), a
+// compare-and-swap loop on the host with the same rounding; min/max/exch/cas
+// use the 16-bit atomicCAS (compute capability 7.0).
 // `atomic_exch` and `atomic_load` complete the set (CUDA's atomicExch, and a
 // coherent read for compare-and-swap loops).
 
@@ -147,7 +180,7 @@ UFUNC_HD T atomic_sub(T* addr, detail::value_of_t<T> val) noexcept {
   UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
 #if UFUNC_DEVICE_PASS
   using W = detail::cuda_word_t<T>;
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (detail::is_float_kind_v<T>)
     return atomicAdd(addr, -val);
   else if constexpr (sizeof(T) == 8)  // no 64-bit atomicSub: add the two's complement
     return static_cast<T>(atomicAdd(reinterpret_cast<unsigned long long*>(addr), 0ull - static_cast<unsigned long long>(val)));
@@ -168,7 +201,7 @@ UFUNC_HD T atomic_extremum(T* addr, T val) noexcept {
   using better = std::conditional_t<Max, greater_than, less_than>;
 #if UFUNC_DEVICE_PASS
   using W = cuda_word_t<T>;
-  if constexpr (std::is_floating_point_v<T>)
+  if constexpr (is_float_kind_v<T>)
     return device_update_if(addr, val, better{});  // no native float min/max
   else if constexpr (Max)
     return static_cast<T>(atomicMax(reinterpret_cast<W*>(addr), static_cast<W>(val)));
@@ -180,7 +213,7 @@ UFUNC_HD T atomic_extremum(T* addr, T val) noexcept {
 }
 }  // namespace detail
 
-/// `*addr = min(*addr, val)`; returns the old value. For float and double the
+/// `*addr = min(*addr, val)`; returns the old value. For floating types the
 /// value is written only when `val < *addr`, so a NaN never goes in and a NaN
 /// already there stays (comparisons with NaN are false).
 template <class T>
@@ -201,7 +234,9 @@ template <class T>
 UFUNC_HD T atomic_exch(T* addr, detail::value_of_t<T> val) noexcept {
   UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
 #if UFUNC_DEVICE_PASS
-  if constexpr (std::is_same_v<T, double>)  // atomicExch has no double overload: exchange the bits
+  if constexpr (detail::is_half_v<T>)
+    return detail::device_exch_cas(addr, val);
+  else if constexpr (std::is_same_v<T, double>)  // atomicExch has no double overload: exchange the bits
     return detail::from_bits<T>(atomicExch(reinterpret_cast<unsigned long long*>(addr), detail::to_bits(val)));
   else if constexpr (sizeof(T) == 8)
     return static_cast<T>(atomicExch(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(val)));
@@ -221,7 +256,7 @@ template <class T>
 UFUNC_HD T atomic_load(const T* addr) noexcept {
   UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
 #if UFUNC_DEVICE_PASS
-  return *reinterpret_cast<const volatile T*>(addr);
+  return detail::device_volatile_load(addr);
 #else
   T v;
   __atomic_load(addr, &v, __ATOMIC_RELAXED);

@@ -36,7 +36,7 @@ struct matmul_types {
                 "ufunc::matmul: both operands must live on the same target");
   using value_type = typename TA::value_type;
   using target_type = typename TA::target_type;
-  static_assert(element_traits<value_type>::has_matmul || is_matmul16<value_type>,
+  static_assert(element_traits<value_type>::has_matmul,
                 "ufunc::matmul: element type must be float, double, __half or __nv_bfloat16");
 };
 

@@ -1,7 +1,8 @@
 // Calls that break the one rule of trailing arguments (detail/call.hpp), and
 // lazy expressions built against their rules (expression.hpp). Each
 // ctest test compiles this file with one CASE_* defined and passes only when the
-// compiler stops with the message that names the call. Host target: no nvcc.
+// compiler stops with the message that names the call (MATMUL_INT: an
+// element type matmul refuses). Host target: no nvcc.
 #include <ufunc/ufunc.hpp>
 
 using namespace ufunc;
@@ -36,6 +37,9 @@ int main() {
   matmul(x, y, out(z), out(z));
 #elif defined(CASE_MATMUL_TWO_VARIANTS)
   matmul(x, y, matmul_variant::blocked, matmul_variant::blocked);
+#elif defined(CASE_MATMUL_INT)
+  host_array<int> p(shape{2, 2}), q(shape{2, 2});  // no integer matmul
+  (void)matmul(p, q);
 #elif defined(CASE_TRANSPOSE_TWO_STREAMS)
   transpose(x, std::vector<int>{1, 0}, s, s);
 #elif defined(CASE_PARALLEL_FOR_TWO_STREAMS)
