@@ -16,6 +16,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <utility>
 #include <random>
 #include <vector>
 
@@ -96,6 +98,31 @@ double rel_err(const std::vector<float>& out, const std::vector<double>& ref) {
   return std::sqrt(num / den);
 }
 
+// Medians (ms) of `ours` and `theirs` timed alternately with events, after three
+// warm-ups of each, so that drift hits both.
+std::pair<double, double> interleaved_medians_ms(const std::function<void()>& ours, const std::function<void()>& theirs,
+                                                 int reps) {
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int i = 0; i < 3; ++i) ours(), theirs();
+  std::vector<double> t[2];
+  for (int i = 0; i < reps; ++i)
+    for (int w = 0; w < 2; ++w) {
+      float ms;
+      CK(cudaEventRecord(e0));
+      (w == 0 ? ours : theirs)();
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      t[w].push_back(ms);
+    }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  for (auto& v : t) std::sort(v.begin(), v.end());
+  return {t[0][t[0].size() / 2], t[1][t[1].size() / 2]};
+}
+
 // The kernels under test, by name: mma (mma.sync) and wgmma (two descriptor variants).
 enum class kern { mma, wgmma, wgmma_swap };
 const char* kern_name(kern k) { return k == kern::mma ? "mma.sync" : k == kern::wgmma ? "wgmma" : "wgmma(swapB)"; }
@@ -172,33 +199,8 @@ bool bench(cublasHandle_t h, kern which, int n, int reps, const char* cfg_name) 
     den += double(r[i]) * r[i];
   }
   const double e = finite ? std::sqrt(num / den) : INFINITY;
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  std::vector<double> tk, tc;
-  for (int i = 0; i < 3; ++i) {  // warm-up
-    launch();
-    cublas_gemm(h, a, b, cref, n, n, n);
-  }
-  for (int i = 0; i < reps; ++i) {  // interleaved
-    float ms;
-    CK(cudaEventRecord(e0));
-    launch();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    tk.push_back(ms);
-    CK(cudaEventRecord(e0));
-    cublas_gemm(h, a, b, cref, n, n, n);
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    tc.push_back(ms);
-  }
-  std::sort(tk.begin(), tk.end());
-  std::sort(tc.begin(), tc.end());
+  const auto [mk, mc] = interleaved_medians_ms(launch, [&] { cublas_gemm(h, a, b, cref, n, n, n); }, reps);
   const double fl = 2.0 * n * n * double(n);
-  const double mk = tk[tk.size() / 2], mc = tc[tc.size() / 2];
   std::printf("  %-12s %s %s %5d^3: %.3f ms %.1f TFLOP/s | cuBLAS %.3f ms %.1f TFLOP/s | ratio %.3f | vs cuBLAS rel "
               "diff %.2e%s\n",
               kern_name(which), type_name<T>(), cfg_name, n, mk, fl / mk * 1e-9, mc, fl / mc * 1e-9, mc / mk, e, e < 1e-4 ? "" : " FAILED");
@@ -229,29 +231,8 @@ bool bench_library(cublasHandle_t h, int n, int reps) {
   const auto o = c.to_host(), r = cref.to_host();
   std::size_t differ = 0;
   for (std::size_t i = 0; i < o.size(); ++i) differ += !(to_f(o[i]) == to_f(r[i]));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  std::vector<double> tk, tc;
-  for (int i = 0; i < 3; ++i) ours(), theirs();
-  for (int i = 0; i < reps; ++i) {
-    float ms;
-    CK(cudaEventRecord(e0));
-    ours();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    tk.push_back(ms);
-    CK(cudaEventRecord(e0));
-    theirs();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    tc.push_back(ms);
-  }
-  std::sort(tk.begin(), tk.end());
-  std::sort(tc.begin(), tc.end());
-  const double fl = 2.0 * n * n * double(n), mk = tk[tk.size() / 2], mc = tc[tc.size() / 2];
+  const auto [mk, mc] = interleaved_medians_ms(ours, theirs, reps);
+  const double fl = 2.0 * n * n * double(n);
   // Outputs rounded to 16 bits from the same float sums: equal but for rare ties of order.
   const bool ok = differ <= o.size() / 1000;
   std::printf("  ufunc::matmul %s->%s %5d^3: %.3f ms %.1f TFLOP/s | cuBLAS %.3f ms %.1f TFLOP/s | ratio %.3f | %zu of %zu "
@@ -331,30 +312,8 @@ bool bench_tf32(cublasHandle_t h, int n, int reps) {
   double num = 0, den = 0;
   for (size_t i = 0; i < o.size(); ++i) num += double(o[i] - r[i]) * (o[i] - r[i]), den += double(r[i]) * r[i];
   const double e = std::sqrt(num / den);
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  std::vector<double> tk, tc;
-  for (int i = 0; i < 3; ++i) ours(), theirs();
-  for (int i = 0; i < reps; ++i) {
-    float ms;
-    CK(cudaEventRecord(e0));
-    ours();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    tk.push_back(ms);
-    CK(cudaEventRecord(e0));
-    theirs();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    tc.push_back(ms);
-  }
-  CB(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
-  std::sort(tk.begin(), tk.end());
-  std::sort(tc.begin(), tc.end());
-  const double fl = 2.0 * n * n * double(n), mk = tk[tk.size() / 2], mc = tc[tc.size() / 2];
+  const auto [mk, mc] = interleaved_medians_ms(ours, theirs, reps);
+  const double fl = 2.0 * n * n * double(n);
   const bool ok = e < 2e-3;
   std::printf("  wgmma tf32 %5d^3 (B^T given): %.3f ms %.1f TFLOP/s | cuBLAS TF32 %.3f ms %.1f TFLOP/s | ratio %.3f | "
               "vs cuBLAS rel diff %.2e%s\n",
@@ -389,29 +348,8 @@ bool bench_library_tf32(cublasHandle_t h, int n, int reps) {
   double num = 0, den = 0;
   for (size_t i = 0; i < o.size(); ++i) num += double(o[i] - r[i]) * (o[i] - r[i]), den += double(r[i]) * r[i];
   const double e = std::sqrt(num / den);
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  std::vector<double> tk, tc;
-  for (int i = 0; i < 3; ++i) ours(), theirs();
-  for (int i = 0; i < reps; ++i) {
-    float ms;
-    CK(cudaEventRecord(e0));
-    ours();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    tk.push_back(ms);
-    CK(cudaEventRecord(e0));
-    theirs();
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    tc.push_back(ms);
-  }
-  std::sort(tk.begin(), tk.end());
-  std::sort(tc.begin(), tc.end());
-  const double fl = 2.0 * n * n * double(n), mk = tk[tk.size() / 2], mc = tc[tc.size() / 2];
+  const auto [mk, mc] = interleaved_medians_ms(ours, theirs, reps);
+  const double fl = 2.0 * n * n * double(n);
   const bool ok = e < 2e-3;
   std::printf("  ufunc::matmul tf32 %5d^3: %.3f ms %.1f TFLOP/s | cuBLAS TF32 %.3f ms %.1f TFLOP/s | ratio %.3f | rel "
               "diff %.2e%s\n",

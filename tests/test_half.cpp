@@ -558,7 +558,7 @@ TEST_CASE("16-bit floats: element facts and the host conversion") {
   test::for_each_type<__half, __nv_bfloat16>([](auto t) {
     using T = decltype(t);
     using tr = element_traits<T>;
-    static_assert(tr::is_arithmetic && tr::is_floating && tr::has_atomics && !tr::has_matmul);
+    static_assert(tr::is_arithmetic && tr::is_floating && tr::has_atomics && tr::has_matmul);
     static_assert(tr::vec_width == 8 && tr::bytes == 2);
     static_assert(std::is_same_v<typename tr::sum_acc, float> && std::is_same_v<typename tr::mean_acc, float>);
     static_assert(std::is_same_v<ufunc::detail::default_acc_t<ufunc::plus, T>, float>);

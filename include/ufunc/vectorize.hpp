@@ -52,11 +52,20 @@ template <class R, std::size_t... J>
 constexpr std::size_t result_elem_bytes(std::index_sequence<J...>) {
   return (sizeof(typename result_traits<R>::template type<static_cast<int>(J)>) + ...);
 }
+/// An address for views of outputs whose memory comes later: a view may not
+/// hold null data (array_view refuses it), so these point here; nothing reads or
+/// writes through them (their layouts are handed to the pipeline with null data,
+/// which marks them late, and it writes through the callback's addresses).
+template <class T>
+T* late_placeholder() {
+  alignas(16) static unsigned char at[16];
+  return reinterpret_cast<T*>(at);
+}
 /// Views of R's outputs over no memory yet (a late output's base comes from the pipeline's callback).
 template <class R, class Target, std::size_t... J>
-auto null_result_views(const shape& s, std::index_sequence<J...>) {
+auto late_result_views(const shape& s, std::index_sequence<J...>) {
   return std::make_tuple(
-      make_view<Target>(static_cast<typename result_traits<R>::template type<static_cast<int>(J)>*>(nullptr), s)...);
+      make_view<Target>(late_placeholder<typename result_traits<R>::template type<static_cast<int>(J)>>(), s)...);
 }
 /// True for an argument in host memory: a host container or a host-target array.
 template <class A>
@@ -325,12 +334,13 @@ class vectorized {
       obtain();
       return std::apply([](auto&... v) { return std::vector<void*>{static_cast<void*>(v.data())...}; }, *results);
     };
-    const auto views = null_result_views<R, Target>(b, std::make_index_sequence<nout>{});
+    const auto views = late_result_views<R, Target>(b, std::make_index_sequence<nout>{});
     std::array<operand_layout, nout> out_l{};
     std::apply([&](const auto&... v) {
       std::size_t j = 0;
       ((out_l[j++] = layout_of(v)), ...);
     }, views);
+    for (auto& l : out_l) l.data = nullptr;  // late: the pipeline asks `late` for the bases
     run(views, out_l, true, &late);
     obtain();  // an empty or unrun pipeline never asked
     return std::move(*results);

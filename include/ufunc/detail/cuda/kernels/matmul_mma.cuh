@@ -23,25 +23,16 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "matmul_tc_common.cuh"
+
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
 
 namespace ufunc::detail::mma {
 
-/// Arguments of one (batched) product C = A @ B; strides in elements.
 template <class Tin, class Tout>
-struct args {
-  const Tin* a = nullptr;
-  const Tin* b = nullptr;
-  Tout* c = nullptr;
-  long long m = 0, n = 0, k = 0;
-  long long lda = 0, ldb = 0, ldc = 0;
-  long long batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
-  /// Split-k (grid.y splits): split y multiplies k-range [y k_chunk, (y+1) k_chunk)
-  /// into C + y split_stride; k_chunk 0 is the whole k. k_chunk is a multiple of 64.
-  long long k_chunk = 0, split_stride = 0;
-};
+using args = tc::args<Tin, Tout>;
 
 /// Tile configuration: block (BM, BN, BK), warps WARPS_M x WARPS_N, STAGES k-tiles in flight.
 template <int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES>
@@ -60,9 +51,7 @@ struct config {
 };
 using default_config = config<128, 256, 32, 2, 4, 4>;
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+using tc::smem_u32;
 /// 16-byte asynchronous copy global -> shared; `valid` false zero-fills.
 __device__ __forceinline__ void cp_async16(unsigned dst, const void* src, bool valid) {
   const int n = valid ? 16 : 0;
@@ -110,29 +99,14 @@ __device__ __forceinline__ int b_offset(int row, int chunk) {
   return (row * (Cfg::bn / 8) + (chunk ^ (row & 7))) * 16;
 }
 
-template <class Tout>
-__device__ __forceinline__ void store_pair(Tout* p, float x, float y, bool both) {
-  if constexpr (std::is_same_v<Tout, float>) {
-    if (both) {
-      *reinterpret_cast<float2*>(p) = make_float2(x, y);
-    } else {
-      p[0] = x;
-    }
-  } else if constexpr (std::is_same_v<Tout, __nv_bfloat16>) {
-    if (both) *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
-    else p[0] = __float2bfloat16_rn(x);
-  } else {
-    if (both) *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
-    else p[0] = __float2half_rn(x);
-  }
-}
+using tc::store_pair;
 
 template <class Cfg, class Tin, class Tout>
 __global__ void __launch_bounds__(Cfg::threads, 1) gemm_kernel(args<Tin, Tout> p) {
   constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk, S = Cfg::stages, NT = Cfg::threads;
   constexpr int A_STAGE = BM * BK * 2, B_STAGE = BK * BN * 2;  // bytes
   extern __shared__ __align__(128) unsigned char smem[];
-  const unsigned a_base = smem_addr(smem), b_base = a_base + S * A_STAGE;
+  const unsigned a_base = smem_u32(smem), b_base = a_base + S * A_STAGE;
 
   const int tid = static_cast<int>(threadIdx.x), lane = tid & 31, warp = tid >> 5;
   const int warp_m = warp / Cfg::warps_n, warp_n = warp % Cfg::warps_n;

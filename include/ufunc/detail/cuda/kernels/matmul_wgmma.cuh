@@ -27,26 +27,17 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "matmul_tc_common.cuh"
+
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
 
 namespace ufunc::detail::wgmma {
 
-/// Arguments of one product C = A @ B (row-major, strides in elements; for
-/// float inputs, tf32, `b` is B transposed: see launch).
+/// One product (batch 1; the launcher loops over batch entries).
 template <class Tin, class Tout>
-struct args {
-  const Tin* a = nullptr;
-  const Tin* b = nullptr;
-  Tout* c = nullptr;
-  long long m = 0, n = 0, k = 0;
-  long long lda = 0, ldb = 0, ldc = 0;
-  /// Split-k (grid.y splits): split y multiplies k-range [y k_chunk, (y+1) k_chunk)
-  /// into C + y split_stride; k_chunk 0 is the whole k. k_chunk is a multiple of
-  /// 64 (bk), so no split's k-tiles reach into the next one's range.
-  long long k_chunk = 0, split_stride = 0;
-};
+using args = tc::args<Tin, Tout>;
 
 /// Tile configuration. BK is one 128-byte swizzled row of k: 64 16-bit or 32
 /// tf32 elements; a wgmma takes 32 bytes of k (k16, or k8 for tf32).
@@ -69,9 +60,7 @@ using config = config_of<__half>;  // the 16-bit types' (same sizes for both)
 #  define UFUNC_HAS_WGMMA 0
 #endif
 
-__device__ __forceinline__ unsigned smem_u32(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
+using tc::smem_u32;
 __device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
 }
@@ -245,19 +234,7 @@ __device__ __forceinline__ void tile_of(long long m, long long n, long long& row
   col0 = static_cast<long long>(in_group / rows) * C::bn;
 }
 
-template <class Tout>
-__device__ __forceinline__ void store2(Tout* p, float x, float y, bool both) {
-  if constexpr (std::is_same_v<Tout, float>) {
-    if (both) *reinterpret_cast<float2*>(p) = make_float2(x, y);
-    else p[0] = x;
-  } else if constexpr (std::is_same_v<Tout, __nv_bfloat16>) {
-    if (both) *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
-    else p[0] = __float2bfloat16_rn(x);
-  } else {
-    if (both) *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
-    else p[0] = __float2half_rn(x);
-  }
-}
+using tc::store_pair;
 
 /// SwapB: B's descriptor offsets the other way round (LBO along k, SBO along n);
 /// the probe tries both and keeps the one that matches the reference.
@@ -347,8 +324,8 @@ __global__ void __launch_bounds__(config_of<Tin>::threads, 1)
       const long long c = col0 + 8 * i + 2 * (lane % 4);
       if (c >= p.n) continue;
       const bool both = c + 1 < p.n;
-      if (r < p.m) store2(out + r * p.ldc + c, d[4 * i], d[4 * i + 1], both);
-      if (r + 8 < p.m) store2(out + (r + 8) * p.ldc + c, d[4 * i + 2], d[4 * i + 3], both);
+      if (r < p.m) store_pair(out + r * p.ldc + c, d[4 * i], d[4 * i + 1], both);
+      if (r + 8 < p.m) store_pair(out + (r + 8) * p.ldc + c, d[4 * i + 2], d[4 * i + 3], both);
     }
   }
 #else
