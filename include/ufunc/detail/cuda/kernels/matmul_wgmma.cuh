@@ -341,10 +341,10 @@ __global__ void probe_kernel(int* out) { *out = UFUNC_HAS_WGMMA; }
 /// and this program built with sm_90a code for it (a build for sm_90 or
 /// compute_90 has the kernel only as a trap). Asks the device once per device.
 inline bool available() {
-  static int known[64];  // 0 unknown, 1 yes, 2 no; a benign race (same answer)
+  static std::atomic<int> known[64];  // 0 unknown, 1 yes, 2 no (threads that race ask twice, same answer)
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
-  if (known[dev] == 0) {
+  if (known[dev].load(std::memory_order_acquire) == 0) {
     int major = 0, yes = 0;
     int* d = nullptr;
     bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9 &&
@@ -355,9 +355,9 @@ inline bool available() {
     }
     if (d) (void)cudaFree(d);
     (void)cudaGetLastError();
-    known[dev] = ok && yes ? 1 : 2;
+    known[dev].store(ok && yes ? 1 : 2, std::memory_order_release);
   }
-  return known[dev] == 1;
+  return known[dev].load(std::memory_order_acquire) == 1;
 }
 
 /// True when the kernel takes these operands: TMA needs 16-byte aligned bases
