@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The whole GPU validation of a change in one job (run it through
+# scripts/gpu_bg.sh, which outlives the device tool's 10-minute calls):
+#   1. build the suite, the examples and the benchmarks named below (all cores);
+#   2. side by side: the unit tests, bounds tests and examples on the last GPU,
+#      the benchmarks alone on GPU 0 (with two GPUs; one after the other with one);
+#   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
+#      unit tests (without the >2^31-element cases) and the examples, each tool
+#      in SAN_SHARDS ranges of test cases, tools spread over the GPUs.
+# Logs go to $LOGS: progress.log (this), build.log, unit.log, examples.log,
+# bench.log, sanitize.log; `done` holds the verdict.
+#   env: STEPS (default "build test bench sanitize"), BENCHES, TESTS (doctest
+#   filter), SAN_SHARDS (3), UFUNC_STRESS_ITERS under the sanitizers (200).
+set -uo pipefail
+LOGS=${LOGS:-$PWD/gpu-out}
+mkdir -p "$LOGS" "$LOGS/raw"
+export NCCL_NVLS_ENABLE=0  # never NVLink multicast (shared machines)
+STEPS=" ${STEPS:-build test bench sanitize} "
+want() { [[ "$STEPS" == *" $1 "* ]]; }
+BENCHES=${BENCHES:-bench_half bench_stream bench_core bench_linalg}
+BUILD=build-gpu
+status=0
+say() { echo "[$(date -u +%T) +${SECONDS}s] $*"; }
+finish() { say "end: $1"; echo "$1" > "$LOGS/done"; exit 0; }
+
+say "devices"
+nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,noheader
+ngpu=$(nvidia-smi -L | wc -l)
+last=$((ngpu - 1))
+python3 -c "import matplotlib; print('matplotlib', matplotlib.__version__)" 2>/dev/null || echo "matplotlib: not installed"
+
+if want build; then
+  say "build ($(nproc) jobs)"
+  targets="ufunc_tests ufunc_bounds_tests ufunc_examples $BENCHES ${EXTRA_TARGETS:-}"
+  OUT=$LOGS/raw TARGETS="$targets" JOBS=$(nproc) BUILD=$BUILD bash scripts/gpu_check.sh build || status=1
+  tail -c 200000 "$LOGS/raw/build.log" > "$LOGS/build.log"
+  [ $status -eq 0 ] || finish "BUILD FAILED"
+fi
+
+run_tests() {  # unit tests, bounds tests, README example and every example
+  local args=()
+  [ -n "${TESTS:-}" ] && args=(--test-case="$TESTS")
+  local t0=$SECONDS
+  "$BUILD/tests/ufunc_tests" "${args[@]}" > "$LOGS/unit.log" 2>&1 || echo "UNIT TESTS FAILED" >> "$LOGS/unit.log"
+  echo "unit tests: $((SECONDS - t0)) s" >> "$LOGS/unit.log"
+  [ -n "${TESTS:-}" ] && return
+  for exe in "$BUILD/tests/ufunc_bounds_tests" "$BUILD"/examples/example_*; do
+    [ -x "$exe" ] || continue
+    local name rc
+    name=$(basename "$exe")
+    t0=$SECONDS
+    "$exe" > "$LOGS/raw/ex.out" 2>&1
+    rc=$?
+    if [ "$name" = example_histogram_debug ]; then
+      grep -q "index 20 is out of range for extent 20" "$LOGS/raw/ex.out" && rc=0 || rc=1
+    fi
+    { echo "######## $name: rc=$rc ($((SECONDS - t0)) s)"; tail -c 6000 "$LOGS/raw/ex.out"; } >> "$LOGS/examples.log"
+  done
+}
+run_benches() {
+  for b in $BENCHES; do
+    say "bench $b" >> "$LOGS/bench.log"
+    if [ "$b" = bench_stream ]; then  # CuPy's small-call figure before and after, same run
+      timeout 120 python3 bench/peers/cupy_host_gauss.py 20 >> "$LOGS/bench.log" 2>&1
+    fi
+    BENCH_SWEEP=0 timeout 400 "$BUILD/bench/$b" >> "$LOGS/bench.log" 2>&1 || echo "$b: rc=$?" >> "$LOGS/bench.log"
+    if [ "$b" = bench_stream ]; then
+      timeout 120 python3 bench/peers/cupy_host_gauss.py 20 >> "$LOGS/bench.log" 2>&1
+    fi
+  done
+}
+
+if want test || want bench; then
+  say "tests on GPU $last, benchmarks on GPU 0"
+  pids=()
+  if want test; then (export CUDA_VISIBLE_DEVICES=$last; run_tests) & pids+=($!); fi
+  if [ "$ngpu" -lt 2 ]; then for p in "${pids[@]}"; do wait "$p"; done; pids=(); fi
+  if want bench; then (export CUDA_VISIBLE_DEVICES=0; run_benches) & pids+=($!); fi
+  for p in "${pids[@]}"; do wait "$p"; done
+  grep -E "test cases|UNIT TESTS FAILED|unit tests:" "$LOGS/unit.log" 2>/dev/null
+  grep -E "^######## " "$LOGS/examples.log" 2>/dev/null | grep -v "rc=0" && status=1
+  grep -q "UNIT TESTS FAILED" "$LOGS/unit.log" 2>/dev/null && status=1
+  grep -E "^## |ratio|target|median" "$LOGS/bench.log" 2>/dev/null | tail -60
+fi
+
+if want sanitize; then
+  say "compute-sanitizer, ${SAN_SHARDS:-3} shards per tool"
+  export UFUNC_STRESS_ITERS=${UFUNC_STRESS_ITERS:-200}
+  g1=$last
+  pids=()
+  (export CUDA_VISIBLE_DEVICES=0; OUT=$LOGS/raw/s0 TARGETS=none SAN_SHARDS=${SAN_SHARDS:-3} BUILD=$BUILD \
+     bash scripts/gpu_check.sh memcheck synccheck) > "$LOGS/raw/san0.txt" 2>&1 & pids+=($!)
+  (export CUDA_VISIBLE_DEVICES=$g1; OUT=$LOGS/raw/s1 TARGETS=none SAN_SHARDS=${SAN_SHARDS:-3} BUILD=$BUILD \
+     bash scripts/gpu_check.sh racecheck initcheck) > "$LOGS/raw/san1.txt" 2>&1 & pids+=($!)
+  for p in "${pids[@]}"; do wait "$p" || status=1; done
+  cat "$LOGS/raw/san0.txt" "$LOGS/raw/san1.txt"
+  cat "$LOGS"/raw/s0/sanitize.log "$LOGS"/raw/s1/sanitize.log 2>/dev/null | tail -c 4000000 > "$LOGS/sanitize.log"
+fi
+finish "$([ $status -eq 0 ] && echo OK || echo FAILURES)"
