@@ -12,6 +12,7 @@
 //  - gaussian_pdf of a 2^20 std::vector against the naive path (pageable copy in,
 //    kernel, copy out; reported only: the target against CuPy is in the sweep).
 // Streamed calls are synchronous, so every time here is host time per call.
+// BENCH_PARTS (default all) picks parts by name: pinned pageable sum small tuning.
 // Results are checked (elementwise on a spread sample, the sum against a double
 // sum) before they are timed.
 #include "bench_util.hpp"
@@ -72,6 +73,14 @@ bool check_gauss(const float* x, const float* y, std::size_t n, const char* what
   return ok(n - 1);
 }
 
+/// True when BENCH_PARTS is unset or names `part`.
+bool part_wanted(const char* part) {
+  const char* e = std::getenv("BENCH_PARTS");
+  if (!e) return true;
+  const std::string parts = std::string(" ") + e + " ";
+  return parts.find(std::string(" ") + part + " ") != std::string::npos;
+}
+
 }  // namespace
 
 int main() {
@@ -82,7 +91,7 @@ int main() {
   const int reps = 5;
 
   // ---- 4 GiB pinned in and out ----------------------------------------------
-  {
+  if (part_wanted("pinned")) {
     const std::size_t n = std::size_t(1) << 30;  // 4 GiB of float32
     const std::size_t bytes = n * sizeof(float);
     ufunc::pinned_array<float> p(ufunc::shape{ufunc::index_t(n)}), q(ufunc::shape{ufunc::index_t(n)});
@@ -114,7 +123,7 @@ int main() {
   }
 
   // ---- 4 GiB pageable in and out --------------------------------------------
-  {
+  if (part_wanted("pageable")) {
     const std::size_t n = std::size_t(1) << 30;
     const std::size_t bytes = n * sizeof(float);
     std::vector<float> h(n), o(n);
@@ -139,7 +148,7 @@ int main() {
   }
 
   // ---- sum of 16 GiB pinned with a 1 GiB limit --------------------------------
-  {
+  if (part_wanted("sum")) {
     const std::size_t n = std::size_t(1) << 32;  // 16 GiB of float32
     const std::size_t bytes = n * sizeof(float);
     ufunc::pinned_array<float> p(ufunc::shape{ufunc::index_t(n)});
@@ -177,7 +186,7 @@ int main() {
   }
 
   // ---- 2^20 std::vector: the streamed call against the naive copies ----------
-  {
+  if (part_wanted("small")) {
     const std::size_t n = std::size_t(1) << 20;
     std::vector<float> h(n);
     fill(h.data(), n, -3, 3);
@@ -217,7 +226,7 @@ int main() {
   }
 
   // ---- tuning: the chunk size bounds (detail::cuda_stream::chunk_bounds) -----
-  {
+  if (part_wanted("tuning")) {
     auto& cb = ufunc::detail::cuda_stream::chunk_bounds::get();
     const std::size_t min0 = cb.min_bytes, max0 = cb.max_bytes;
     const std::size_t n = std::size_t(1) << 20;

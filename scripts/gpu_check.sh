@@ -9,7 +9,8 @@
 #   TESTS='doctest filter' restricts the unit-test cases run by the test and
 #   sanitizer steps (e.g. TESTS='reduce*'); BENCHES='bench_reduce' the benchmarks;
 #   TARGETS='ufunc_tests bench_reduce' the build; SANITIZE_EXAMPLES=0 keeps the
-#   examples out of the sanitizer steps.
+#   examples out of the sanitizer steps; SAN_BIN the test program they run
+#   (default ufunc_tests); CMAKE_EXTRA more configure arguments.
 # doctest is taken from .deps/doctest when present (the GPU machine has no apt).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
@@ -55,8 +56,9 @@ if want build; then
   step "configure + build ($JOBS jobs)"
   doctest_opt=()
   [ -f .deps/doctest/doctest/doctest.h ] && doctest_opt=(-DUFUNC_DOCTEST_INCLUDE_DIR="$PWD/.deps/doctest")
+  # shellcheck disable=SC2086
   cmake -S . -B "$BUILD" -G Ninja -DUFUNC_BACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_BUILD_TYPE=Release \
-    "${doctest_opt[@]}" > "$OUT/configure.log" 2>&1 || { cat "$OUT/configure.log"; exit 1; }
+    "${doctest_opt[@]}" ${CMAKE_EXTRA:-} > "$OUT/configure.log" 2>&1 || { cat "$OUT/configure.log"; exit 1; }
   targets=()
   for t in ${TARGETS:-}; do targets+=(--target "$t"); done
   t0=$SECONDS
@@ -118,11 +120,12 @@ sanitize() {
   shift 3
   local log=${SAN_LOG:-$OUT/sanitize.log}  # one file for all tools ($OUT returns few files)
   echo "######## $tool (shard $((shard + 1)) of $nshards)" >> "$log"
-  for exe in "$BUILD/tests/ufunc_tests" "$BUILD"/examples/example_*; do
+  local bin=${SAN_BIN:-ufunc_tests}  # or ufunc_subset_tests (tests/CMakeLists.txt)
+  for exe in "$BUILD/tests/$bin" "$BUILD"/examples/example_*; do
     [ -x "$exe" ] || continue
     local name
     name=$(basename "$exe")
-    if [ "$name" != ufunc_tests ]; then
+    if [ "$name" != "$bin" ]; then
       [ "${SANITIZE_EXAMPLES:-1}" = 0 ] || [ "$shard" != 0 ] && continue
     fi
     case $name in
@@ -133,7 +136,7 @@ sanitize() {
     esac
     [ "$tool" = racecheck ] && [ "$name" = example_atomic_counter ] && continue
     local args=()
-    if [ "$name" = ufunc_tests ]; then
+    if [ "$name" = "$bin" ]; then
       args=(--test-case-exclude='*2^31*')
       [ -n "${SAN_TESTS:-$TESTS}" ] && args+=(--test-case="${SAN_TESTS:-$TESTS}")
       if [ "$nshards" -gt 1 ]; then

@@ -10,7 +10,10 @@
 # Logs go to $LOGS: progress.log (this), build.log, unit.log, examples.log,
 # bench.log, sanitize.log; `done` holds the verdict.
 #   env: STEPS (default "build test bench sanitize"), BENCHES, TESTS (doctest
-#   filter), SAN_SHARDS (3), UFUNC_STRESS_ITERS under the sanitizers (200).
+#   filter), SAN_SHARDS (3), UFUNC_STRESS_ITERS under the sanitizers (200);
+#   TEST_BIN (default ufunc_tests; another, e.g. ufunc_subset_tests with
+#   CMAKE_EXTRA=-DUFUNC_SUBSET_TESTS=..., runs without the examples), BUILD_TARGETS,
+#   SAN_TOOLS0 / SAN_TOOLS1 (the tools on GPU 0 / the last GPU).
 set -uo pipefail
 LOGS=${LOGS:-$PWD/gpu-out}
 mkdir -p "$LOGS" "$LOGS/raw"
@@ -19,6 +22,7 @@ STEPS=" ${STEPS:-build test bench sanitize} "
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 BENCHES=${BENCHES:-bench_half bench_stream bench_core bench_linalg}
 BUILD=build-gpu
+TEST_BIN=${TEST_BIN:-ufunc_tests}
 status=0
 say() { echo "[$(date -u +%T) +${SECONDS}s] $*"; }
 finish() { say "end: $1"; echo "$1" > "$LOGS/done"; exit 0; }
@@ -31,7 +35,7 @@ python3 -c "import matplotlib; print('matplotlib', matplotlib.__version__)" 2>/d
 
 if want build; then
   say "build ($(nproc) jobs)"
-  targets="ufunc_tests ufunc_bounds_tests ufunc_examples $BENCHES ${EXTRA_TARGETS:-}"
+  targets=${BUILD_TARGETS:-"ufunc_tests ufunc_bounds_tests ufunc_examples $BENCHES ${EXTRA_TARGETS:-}"}
   OUT=$LOGS/raw TARGETS="$targets" JOBS=$(nproc) BUILD=$BUILD bash scripts/gpu_check.sh build || status=1
   tail -c 200000 "$LOGS/raw/build.log" > "$LOGS/build.log"
   [ $status -eq 0 ] || finish "BUILD FAILED"
@@ -41,9 +45,9 @@ run_tests() {  # unit tests, bounds tests, README example and every example
   local args=()
   [ -n "${TESTS:-}" ] && args=(--test-case="$TESTS")
   local t0=$SECONDS
-  "$BUILD/tests/ufunc_tests" "${args[@]}" > "$LOGS/unit.log" 2>&1 || echo "UNIT TESTS FAILED" >> "$LOGS/unit.log"
-  echo "unit tests: $((SECONDS - t0)) s" >> "$LOGS/unit.log"
-  [ -n "${TESTS:-}" ] && return
+  "$BUILD/tests/$TEST_BIN" "${args[@]}" > "$LOGS/unit.log" 2>&1 || echo "UNIT TESTS FAILED" >> "$LOGS/unit.log"
+  echo "unit tests ($TEST_BIN): $((SECONDS - t0)) s" >> "$LOGS/unit.log"
+  { [ -n "${TESTS:-}" ] || [ "$TEST_BIN" != ufunc_tests ]; } && return
   for exe in "$BUILD/tests/ufunc_bounds_tests" "$BUILD"/examples/example_*; do
     [ -x "$exe" ] || continue
     local name rc
@@ -70,6 +74,28 @@ run_benches() {
   done
 }
 
+run_sanitizers() {  # $1: the GPU of the first tool group, $2: that of the second
+  say "compute-sanitizer, ${SAN_SHARDS:-3} shards per tool"
+  export UFUNC_STRESS_ITERS=${UFUNC_STRESS_ITERS:-200}
+  [ "$TEST_BIN" = ufunc_tests ] || export SANITIZE_EXAMPLES=0
+  local pids=() rc=0
+  (export CUDA_VISIBLE_DEVICES=$1; OUT=$LOGS/raw/s0 TARGETS=none SAN_SHARDS=${SAN_SHARDS:-3} BUILD=$BUILD SAN_BIN=$TEST_BIN \
+     bash scripts/gpu_check.sh ${SAN_TOOLS0:-memcheck synccheck}) > "$LOGS/raw/san0.txt" 2>&1 & pids+=($!)
+  (export CUDA_VISIBLE_DEVICES=$2; OUT=$LOGS/raw/s1 TARGETS=none SAN_SHARDS=${SAN_SHARDS:-3} BUILD=$BUILD SAN_BIN=$TEST_BIN \
+     bash scripts/gpu_check.sh ${SAN_TOOLS1:-racecheck initcheck}) > "$LOGS/raw/san1.txt" 2>&1 & pids+=($!)
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  cat "$LOGS/raw/san0.txt" "$LOGS/raw/san1.txt"
+  cat "$LOGS"/raw/s0/sanitize.log "$LOGS"/raw/s1/sanitize.log 2>/dev/null | tail -c 4000000 > "$LOGS/sanitize.log"
+  say "sanitizers done"
+  return $rc
+}
+if want sanitize && [ "${SAN_EARLY:-0}" = 1 ] && [ "$ngpu" -ge 2 ]; then
+  # SAN_EARLY=1 with two GPUs: every tool on the last GPU while the tests and
+  # benchmarks run (benchmarks on GPU 0; set OMP_NUM_THREADS to leave cores free).
+  run_sanitizers "$last" "$last" > "$LOGS/raw/san.txt" 2>&1 &
+  san_pid=$!
+fi
+
 if want test || want bench; then
   say "tests on GPU $last, benchmarks on GPU 0"
   pids=()
@@ -84,16 +110,11 @@ if want test || want bench; then
 fi
 
 if want sanitize; then
-  say "compute-sanitizer, ${SAN_SHARDS:-3} shards per tool"
-  export UFUNC_STRESS_ITERS=${UFUNC_STRESS_ITERS:-200}
-  g1=$last
-  pids=()
-  (export CUDA_VISIBLE_DEVICES=0; OUT=$LOGS/raw/s0 TARGETS=none SAN_SHARDS=${SAN_SHARDS:-3} BUILD=$BUILD \
-     bash scripts/gpu_check.sh memcheck synccheck) > "$LOGS/raw/san0.txt" 2>&1 & pids+=($!)
-  (export CUDA_VISIBLE_DEVICES=$g1; OUT=$LOGS/raw/s1 TARGETS=none SAN_SHARDS=${SAN_SHARDS:-3} BUILD=$BUILD \
-     bash scripts/gpu_check.sh racecheck initcheck) > "$LOGS/raw/san1.txt" 2>&1 & pids+=($!)
-  for p in "${pids[@]}"; do wait "$p" || status=1; done
-  cat "$LOGS/raw/san0.txt" "$LOGS/raw/san1.txt"
-  cat "$LOGS"/raw/s0/sanitize.log "$LOGS"/raw/s1/sanitize.log 2>/dev/null | tail -c 4000000 > "$LOGS/sanitize.log"
+  if [ -n "${san_pid:-}" ]; then
+    wait "$san_pid" || status=1
+    cat "$LOGS/raw/san.txt"
+  else
+    run_sanitizers 0 "$last" || status=1
+  fi
 fi
 finish "$([ $status -eq 0 ] && echo OK || echo FAILURES)"

@@ -326,6 +326,17 @@ void reductions_on(std::uint64_t seed) {
     const auto s = ufunc::sum(x);
     static_assert(std::is_same_v<decltype(s), const float>);
     CHECK(std::fabs(s - ref) <= nf * std::ldexp(1.0, -24) * mag + 1e-6);
+    // Views starting 1 and 8 elements in: the CUDA sum reads 16-bit inputs in
+    // 16-byte packs of 8 when the base is 16-byte aligned (offset 8), element by
+    // element otherwise (offset 1); both against the same double sum.
+    if (n >= 1000) {
+      for (index_t off : {index_t(1), index_t(8)}) {
+        double rv = 0, mv = 0;
+        for (std::size_t i = static_cast<std::size_t>(off); i < h.size(); ++i) rv += widen_v(h[i]), mv += std::fabs(widen_v(h[i]));
+        const float sv = ufunc::sum(x.view().sliced(0, off, n));
+        CHECK_MESSAGE(std::fabs(sv - rv) <= nf * std::ldexp(1.0, -24) * mv + 1e-6, "view from " << off);
+      }
+    }
     // mean: float.
     const auto m = ufunc::mean(x);
     static_assert(std::is_same_v<decltype(m), const float>);

@@ -114,21 +114,30 @@ struct reduce_backend<target::cuda> {
     const auto& init = j.init;
     const auto& fin = j.fin;
     const index_t R = j.g.R;
-    auto launch = [&](auto in, const auto& xform) {
+    auto launch = [&](auto in, const auto& xform, index_t count) {
       std::size_t bytes = 0;
-      UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, R, op, init, fin, out, s.get())));
+      UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, count, op, init, fin, out, s.get())));
       if (scratch) {
         char* base = static_cast<char*>(scratch->device(result_slot + bytes, s));
         Res* slot = reinterpret_cast<Res*>(base);
-        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(base + result_slot, bytes, in, xform, R, op, init, fin, slot,
+        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(base + result_slot, bytes, in, xform, count, op, init, fin, slot,
                                                   s.get())));
         UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch->pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
       } else {
         device_temp t(bytes, s);
-        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(t.get(), bytes, in, xform, R, op, init, fin, out, s.get())));
+        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(t.get(), bytes, in, xform, count, op, init, fin, out, s.get())));
       }
     };
-    launch(src.first_pointer(), map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift});
+    const auto* p = src.first_pointer();
+    using T = bare_t<decltype(*p)>;
+    if constexpr (is_half_v<T>) {
+      using P = pack8_lift<T, bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>, bare_t<decltype(op)>>;
+      if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
+        launch(thrust::counting_iterator<index_t>(0), P{p, R, src.map, src.lift, op}, (R + P::width - 1) / P::width);
+        return;
+      }
+    }
+    launch(p, map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift}, R);
   }
 
   /// argmin/argmax of one contiguous input, a whole reduction: the block-row

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 
 #include <climits>
@@ -23,6 +24,35 @@ struct map_lift {
   Lift lift;
   template <class T>
   __host__ __device__ auto operator()(const T& v) const { return lift(map(v), index_t(0)); }
+};
+
+/// 16-bit floats: CUB does not vectorise their loads (2-byte items, about 0.80
+/// of peak bandwidth on an H100 where 4-byte floats reach 0.85), so the reduction
+/// runs over packs of 8 elements instead: item i is one 16-byte load of elements
+/// [8i, 8i+8) (scalar loads for the last, short pack), mapped, lifted and folded
+/// in order with the accumulator op. The base must be 16-byte aligned.
+template <class T, class Map, class Lift, class Op>
+struct pack8_lift {
+  static constexpr int width = 8;
+  const T* p;
+  index_t n;
+  Map map;
+  Lift lift;
+  Op op;
+  __host__ __device__ auto operator()(index_t i) const {
+    const index_t b = i * width;
+    if (b + width <= n) {
+      const uint4 raw = *reinterpret_cast<const uint4*>(p + b);  // one 16-byte load
+      const T* v = reinterpret_cast<const T*>(&raw);
+      auto a = lift(map(v[0]), index_t(0));
+#pragma unroll
+      for (int k = 1; k < width; ++k) a = op(a, lift(map(v[k]), index_t(0)));
+      return a;
+    }
+    auto a = lift(map(p[b]), index_t(0));
+    for (index_t k = b + 1; k < n; ++k) a = op(a, lift(map(p[k]), index_t(0)));
+    return a;
+  }
 };
 
 template <class F>
