@@ -262,6 +262,33 @@ int main() {
     for (std::size_t k = 0; k < maxs.size(); ++k) std::printf(" %zu MiB %.1f ms;", maxs[k] >> 20, t2[k] * 1e3);
     std::printf("\n");
     cb.max_bytes = max0;
+    // Staging threads (chunk_bounds::staging_threads): 1 GiB pageable in and out,
+    // and the 2^20 std::vector call, by the team size of each staging copy.
+    const std::size_t mid = std::size_t(1) << 28;
+    std::vector<float> hp(mid), op(mid);
+    fill(hp.data(), mid, -3, 3);
+    fill(op.data(), mid, 0, 1);
+    const auto opv = ufunc::make_view<ufunc::target::host>(op.data(), ufunc::shape{ufunc::index_t(mid)});
+    const std::vector<int> teams{2, 4, 8, 16, 0};
+    std::vector<std::function<void()>> big_fns, small_fns;
+    for (int k : teams) {
+      big_fns.push_back([&, k] {
+        cb.staging_threads = k;
+        g(hp, 0.0f, 1.0f, ufunc::out(opv));
+      });
+      small_fns.push_back([&, k] {
+        cb.staging_threads = k;
+        std::vector<float> y = g(h, 0.0f, 1.0f);
+        (void)y;
+      });
+    }
+    const auto t3 = interleaved(big_fns, 3), t4 = interleaved(small_fns, 40);
+    cb.staging_threads = 0;
+    std::printf("tuning, staging threads (0: all %d): 1 GiB pageable in+out", omp_get_max_threads());
+    for (std::size_t k = 0; k < teams.size(); ++k) std::printf(" %d: %.1f ms;", teams[k], t3[k] * 1e3);
+    std::printf("\n  2^20 std::vector");
+    for (std::size_t k = 0; k < teams.size(); ++k) std::printf(" %d: %.1f us;", teams[k], t4[k] * 1e6);
+    std::printf("\n");
   }
 
   if (!correct) std::puts("bench_stream: A RESULT CHECK FAILED (the timings above measure wrong results)");

@@ -38,6 +38,10 @@ if want build; then
   targets=${BUILD_TARGETS:-"ufunc_tests ufunc_bounds_tests ufunc_examples $BENCHES ${EXTRA_TARGETS:-}"}
   OUT=$LOGS/raw TARGETS="$targets" JOBS=$(nproc) BUILD=$BUILD bash scripts/gpu_check.sh build || status=1
   tail -c 200000 "$LOGS/raw/build.log" > "$LOGS/build.log"
+  # The slowest translation units (ninja's log: start and end ms, target): what
+  # bounds the build on many cores.
+  { echo "== slowest targets (s)"; awk 'NR > 1 { printf "%7.1f %s\n", ($2 - $1) / 1000, $4 }' "$BUILD/.ninja_log" |
+      sort -rn | head -20; } | tee -a "$LOGS/build.log"
   [ $status -eq 0 ] || finish "BUILD FAILED"
 fi
 

@@ -206,6 +206,14 @@ class reducer {
       return false;
   }
 
+  /// argmin/argmax take one axis or none (checked before any work; a streamed
+  /// chunk's arg_partial_kind is not checked: its axes are the planner's).
+  void check_arg_axes(const std::vector<int>* axp) const {
+    if constexpr (detail::is_arg_kind<Kind>::value)
+      if (axp && axp->size() != 1)
+        throw shape_error(std::string(name_) + ": give one axis (or none), not " + detail::axes_str(axp));
+  }
+
   /// Checks out(...) of a reduction to `result` before any work, as NumPy: its
   /// shape exactly (a whole reduction, without axes or keepdims, also takes any
   /// one-element out: a 0-d or a (1,) array alike), apart from the inputs, and
@@ -268,9 +276,7 @@ class reducer {
     const shape bshape = broadcast_inputs(name_, lay);
     const std::vector<int>* axp = o.axes_or_null();
     constexpr bool is_arg = is_arg_kind<Kind>::value;
-    if constexpr (is_arg)  // as run() does, before any work
-      if (axp && axp->size() != 1)
-        throw shape_error(std::string(name_) + ": give one axis (or none), not " + axes_str(axp));
+    check_arg_axes(axp);  // as run() does, before any work
     const auto mask = axis_mask(bshape, axp, name_, o.single_axis);
     const auto g = make_geometry<nin>(bshape, mask, o.keepdims, lay);
     if (g.R == 0 || g.K == 0) return fallback();
@@ -428,9 +434,7 @@ class reducer {
     const std::array<operand_layout, nin> lay = layouts_of(in);
     const shape bshape = broadcast_inputs(name_, lay);
     const std::vector<int>* axp = o.axes_or_null();
-    if constexpr (is_arg_kind<Kind>::value)  // not arg_partial_kind: a streamed chunk's axes
-      if (axp && axp->size() != 1)
-        throw shape_error(std::string(name_) + ": give one axis (or none), not " + axes_str(axp));
+    check_arg_axes(axp);
     const auto mask = axis_mask(bshape, axp, name_, o.single_axis);
     const auto g = make_geometry<nin>(bshape, mask, o.keepdims, lay);
     // As NumPy: any empty reduced range is an error without an identity, even

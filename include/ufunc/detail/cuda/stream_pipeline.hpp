@@ -55,6 +55,11 @@ inline constexpr int buffers = 3;
 struct chunk_bounds {
   std::atomic<std::size_t> min_bytes{std::size_t(2) << 20};  // 2^20 floats in and out: 725 us (1 MiB: 885)
   std::atomic<std::size_t> max_bytes{std::size_t(32) << 20};
+  /// Host threads of one staging copy (0: every OpenMP thread). A tuning knob:
+  /// libgomp's barriers collapse when the cores are oversubscribed (another
+  /// process staging at the same time ran the calls 30-60 x slower, bench/NOTES.md),
+  /// and a few threads may move the link's bytes as well as all of them.
+  std::atomic<int> staging_threads{0};
   static chunk_bounds& get() {
     static chunk_bounds b;
     return b;
@@ -231,17 +236,22 @@ inline bool is_pinned(const void* p) {
 /// a small call are copied by several cores too.
 inline void host_copy(void* dst, const void* src, std::size_t bytes) {
   constexpr std::size_t min_piece = std::size_t(64) << 10, max_piece = std::size_t(1) << 20;
-  const std::size_t slots = static_cast<std::size_t>(std::max(1, host::parallel_slots()));
+  const int cap = chunk_bounds::get().staging_threads.load(std::memory_order_relaxed);
+  const std::size_t slots =
+      static_cast<std::size_t>(std::max(1, cap > 0 ? std::min(cap, host::parallel_slots()) : host::parallel_slots()));
   const std::size_t piece = std::min(max_piece, std::max(min_piece, (bytes + slots - 1) / slots));
   const index_t n = static_cast<index_t>((bytes + piece - 1) / piece);
   if (n <= 1) {
     if (bytes) std::memcpy(dst, src, bytes);
     return;
   }
-  host::parallel_n(n, [&](index_t i) {
-    const std::size_t b = static_cast<std::size_t>(i) * piece;
-    std::memcpy(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, std::min(piece, bytes - b));
-  });
+  host::parallel_n(
+      n,
+      [&](index_t i) {
+        const std::size_t b = static_cast<std::size_t>(i) * piece;
+        std::memcpy(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, std::min(piece, bytes - b));
+      },
+      cap);
 }
 
 /// One operand of a streamed call as the pipeline moves it.

@@ -21,9 +21,12 @@ namespace ufunc::detail::host {
 /// caller's thread. If bodies throw, the exception of the lowest throwing i is
 /// rethrown here, whatever the thread count or timing: what a serial loop would
 /// throw when each body works through its item in order. Items below it all run;
-/// items above it that have not started are skipped.
+/// items above it that have not started are skipped. The team has at most n
+/// threads (idle members would still wait at the region's barrier, which costs
+/// most when the cores are oversubscribed) and at most `max_threads` when that is
+/// positive.
 template <class Body>
-void parallel_n(index_t n, const Body& body) {
+void parallel_n(index_t n, const Body& body, int max_threads = 0) {
   if (n <= 0) return;
   if (n == 1) {
     body(index_t(0));
@@ -32,7 +35,10 @@ void parallel_n(index_t n, const Body& body) {
   std::atomic<index_t> failed{n};  // lowest item that threw so far (n: none)
   std::exception_ptr error;
   std::mutex error_mutex;
-#pragma omp parallel for schedule(static)
+  int team = omp_get_max_threads();
+  if (max_threads > 0 && max_threads < team) team = max_threads;
+  if (n < team) team = static_cast<int>(n);
+#pragma omp parallel for schedule(static) num_threads(team)
   for (index_t i = 0; i < n; ++i) {
     if (i > failed.load(std::memory_order_relaxed)) continue;
     try {
