@@ -137,7 +137,9 @@ void drain(const std::vector<int>& ids) {
 /// i's memory holding rows [row_offset(i), row_offset(i) + rows(i)), allocated
 /// on that device's sharded stream. Made by `ufunc::shard`, `ufunc::empty`,
 /// `ufunc::zeros`, `ufunc::full` (given a device_set) or `from_shards`, and by
-/// the sharded operations (sharded.hpp). Move-only like `array`.
+/// the sharded operations (sharded.hpp). Move-only like `array`. (One case has
+/// rank 0: a reduction over every axis given `axes`/`keepdims`-style controls
+/// returns its 0-d result as one shard on the first device.)
 template <class T, class Target>
 class sharded_array {
  public:
@@ -171,6 +173,13 @@ class sharded_array {
                         std::to_string(d.size()) + " devices " + d.str());
     detail::check_device_ids(d.ids(), -1, "ufunc::sharded_array::from_shards");
     sharded_array s;
+    if (shards.size() == 1 && shards[0].ndim() == 0) {  // a reduction's 0-d result on one device
+      s.rows_.push_back(1);
+      s.shape_ = shards[0].shape();
+      s.devices_ = std::move(d);
+      s.shards_ = std::move(shards);
+      return s;
+    }
     index_t n = 0;
     for (std::size_t i = 0; i < shards.size(); ++i) {
       const ufunc::shape& si = shards[i].shape();
