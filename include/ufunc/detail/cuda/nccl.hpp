@@ -3,7 +3,8 @@
 // ncclCommInitAll and cached per set (process lifetime, behind a mutex), and
 // the collectives the sharded operations use (all-reduce / reduce of partial
 // results, broadcast of a replicated operand), each issued for every device
-// inside one ncclGroupStart/ncclGroupEnd on the devices' sharded streams.
+// inside one ncclGroupStart/ncclGroupEnd on the devices' sharded streams,
+// one thread at a time (enqueue_mutex: NCCL requires it of a communicator).
 // Compiled only in CUDA builds that found NCCL (UFUNC_HAVE_NCCL).
 //
 // NVLink multicast (NVLS) stays off: before the first communicator is made
@@ -77,6 +78,14 @@ inline const std::vector<ncclComm_t>& comms(const std::vector<int>& ids) {
   return cache.emplace(ids, std::move(c)).first->second;
 }
 
+/// Serialises the enqueue of collectives: a communicator may not be used by two
+/// threads at once, and every device must see the groups in one order (the
+/// per-device streams then keep that order on the GPUs).
+inline std::mutex& enqueue_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 /// Closes an ncclGroupStart even when an enqueue in the group throws.
 struct group {
   bool open = false;
@@ -99,6 +108,7 @@ template <class T>
 void reduce(const std::vector<int>& ids, const std::vector<T*>& buf, std::size_t count, ncclRedOp_t op,
             const std::vector<stream_ref>& st, bool all, int root = 0) {
   const auto& c = comms(ids);
+  std::lock_guard<std::mutex> lock(enqueue_mutex());
   group g;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (all)
@@ -113,6 +123,7 @@ void reduce(const std::vector<int>& ids, const std::vector<T*>& buf, std::size_t
 inline void broadcast(const std::vector<int>& ids, const std::vector<void*>& buf, std::size_t bytes, int root,
                       const std::vector<stream_ref>& st) {
   const auto& c = comms(ids);
+  std::lock_guard<std::mutex> lock(enqueue_mutex());
   group g;
   for (std::size_t i = 0; i < ids.size(); ++i)
     UFUNC_NCCL_CHECK(ncclBroadcast(buf[static_cast<std::size_t>(root)], buf[i], bytes, ncclUint8, root, c[i], st[i].get()));
