@@ -129,9 +129,11 @@ void copy_any(void* dst, const void* src, std::size_t bytes, stream_ref s) {
 /// Runs fn(i, stream of device i) with device i current, for every shard,
 /// enqueueing all before waiting for any; on a throw, every device's work is
 /// drained before the exception leaves (results already made are then freed
-/// by their owners' destructors). Returns fn's results in shard order.
+/// by their owners' destructors). Returns fn's results in shard order, after
+/// waiting for every device unless `wait` is false (the reductions' partials:
+/// their combination is enqueued behind them and drains once).
 template <class Target, class Fn>
-auto for_each_shard(const std::vector<int>& ids, Fn&& fn) {
+auto for_each_shard(const std::vector<int>& ids, Fn&& fn, bool wait = true) {
   using R = std::invoke_result_t<Fn&, int, stream_ref>;
   std::vector<R> out;
   out.reserve(ids.size());
@@ -147,7 +149,7 @@ auto for_each_shard(const std::vector<int>& ids, Fn&& fn) {
     }
     throw;
   }
-  drain<Target>(ids);
+  if (wait) drain<Target>(ids);  // (a caller that does not wait drains on every path itself)
   return out;
 }
 
@@ -455,7 +457,11 @@ ncclRedOp_t nccl_op() {
 template <class Target, class Op, class Res>
 array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, const std::vector<int>& live,
                                     const std::vector<int>& ids, const Op& op, const char* name) {
-  if (live.size() == 1 && (live[0] == 0 || !is_gpu_target<Target>())) return std::move(parts[static_cast<std::size_t>(live[0])]);
+  // The partials are still being computed (for_each_shard without waiting): every path drains.
+  if (live.size() == 1 && (live[0] == 0 || !is_gpu_target<Target>())) {
+    drain<Target>(ids);
+    return std::move(parts[static_cast<std::size_t>(live[0])]);
+  }
 #if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
   if constexpr (is_gpu_target<Target>() && nccl_reducible<Op, Res>()) {
     if (live.size() == ids.size()) {
@@ -601,12 +607,16 @@ struct sharded_ops {
     auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
       if (p.rows[static_cast<std::size_t>(i)] == 0) return Arr();
       return i == live[0] ? run_shard(r, i, st) : run_shard(rest, i, st);
-    });
+    }, false);
     try {
       Arr out = combine_partials<Target, typename parts::op, Res>(partial, live, ids, r.op_fn(), r.name());
       release_on<Target>(partial, ids);
       return across(std::move(out));
     } catch (...) {
+      try {
+        drain<Target>(ids);
+      } catch (...) {
+      }
       release_on<Target>(partial, ids);
       throw;
     }
