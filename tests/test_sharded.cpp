@@ -9,8 +9,10 @@
 // matmul of small-integer floats exactly (every order of the sum is exact).
 #include "test_support.hpp"
 
+#include <atomic>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 using ufunc::index_t;
@@ -190,7 +192,51 @@ void run_all(const ufunc::device_set& d) {
   matmul_case<Tg>(d);
 }
 
+/// One thread's work for the concurrency case: a sharded call chain checked
+/// against the unsharded one; returns the number of mismatches.
+template <class Tg>
+int thread_case(const ufunc::device_set& d, std::uint64_t seed) {
+  const ufunc::shape s{37, 5};
+  const auto h = test::random_vector<int>(static_cast<std::size_t>(s.count()), seed, -50, 50);
+  auto f = ufunc::vectorize<Tg>([] UFUNC_HD(int a, int b) { return a * b - 3; });
+  int bad = 0;
+  for (int it = 0; it < 20; ++it) {
+    const auto x = ufunc::shard<Tg>(h, s, d);
+    const auto px = plain<Tg>(h, s);
+    bad += f(x, x).to_host() != f(px, px).to_host();
+    bad += ufunc::sum(f(x, 2)) != ufunc::sum(f(px, 2));
+    bad += ufunc::max(x, ufunc::axis(0)).to_host() != ufunc::max(px, ufunc::axis(0)).to_host();
+  }
+  return bad;
+}
+
+template <class Tg>
+void threads_case(const ufunc::device_set& d) {
+  std::atomic<int> bad{0};
+  std::vector<std::thread> ts;
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed << " over " << d.str());
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&, t] {
+      try {
+        bad += thread_case<Tg>(d, seed + static_cast<std::uint64_t>(t));
+      } catch (...) {
+        bad += 1000;
+      }
+    });
+  for (auto& t : ts) t.join();
+  CHECK(bad.load() == 0);
+}
+
 }  // namespace
+
+TEST_CASE("sharded: four host threads driving sharded calls at once (shared streams and communicators)") {
+  threads_case<host>(ufunc::device_set{0, 1, 2});
+#if defined(UFUNC_BACKEND_CUDA)
+  const ufunc::device_set all;
+  if (all.size() == 1 || ufunc::have_nccl) threads_case<ufunc::target::device>(all);
+#endif
+}
 
 TEST_CASE("sharded: the row split and the replication rule (detail/sharded.hpp)") {
   using ufunc::detail::split_rows;
