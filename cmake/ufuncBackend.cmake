@@ -54,6 +54,52 @@ if(NOT UFUNC_CCCL_INCLUDE_DIR)
   message(FATAL_ERROR "ufunc: CCCL headers (thrust/version.h) not found; install the CUDA Toolkit")
 endif()
 
+# NCCL (optional, CUDA backend only): sharded arrays over more than one GPU
+# combine partial results and broadcast operands with it (README, "Several
+# GPUs"). AUTO uses it when found, ON requires it, OFF builds without it (a
+# sharded array then spans one GPU; more throws value_error). Searched in the
+# CUDA Toolkit's folders, then in the nvidia-nccl-cu13 wheel of python3
+# (site-packages/nvidia/nccl/{include,lib}), then the default paths.
+set(UFUNC_WITH_NCCL "AUTO" CACHE STRING "NCCL for sharded arrays over several GPUs: AUTO, ON or OFF")
+set_property(CACHE UFUNC_WITH_NCCL PROPERTY STRINGS AUTO ON OFF)
+set(UFUNC_NCCL_FOUND FALSE)
+if(UFUNC_RESOLVED_BACKEND STREQUAL "cuda" AND NOT UFUNC_WITH_NCCL STREQUAL "OFF")
+  set(_ufunc_nccl_hints "")
+  foreach(d ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_LIBRARY_DIR})
+    get_filename_component(_ufunc_root "${d}" DIRECTORY)
+    list(APPEND _ufunc_nccl_hints "${_ufunc_root}")
+  endforeach()
+  if(CUDAToolkit_LIBRARY_ROOT)
+    list(APPEND _ufunc_nccl_hints "${CUDAToolkit_LIBRARY_ROOT}")
+  endif()
+  find_package(Python3 QUIET COMPONENTS Interpreter)
+  if(Python3_EXECUTABLE)
+    execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))"
+                    OUTPUT_VARIABLE _ufunc_nccl_py OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _ufunc_py_rc ERROR_QUIET)
+    if(_ufunc_py_rc EQUAL 0 AND _ufunc_nccl_py)
+      list(APPEND _ufunc_nccl_hints "${_ufunc_nccl_py}")
+    endif()
+  endif()
+  find_path(UFUNC_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} ${_ufunc_nccl_hints}
+            PATH_SUFFIXES include DOC "directory holding nccl.h")
+  find_library(UFUNC_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${CUDAToolkit_LIBRARY_DIR} ${_ufunc_nccl_hints}
+               PATH_SUFFIXES lib64 lib DOC "the NCCL library")
+  if(UFUNC_NCCL_INCLUDE_DIR AND UFUNC_NCCL_LIBRARY)
+    set(UFUNC_NCCL_FOUND TRUE)
+  elseif(UFUNC_WITH_NCCL STREQUAL "ON")
+    message(FATAL_ERROR "ufunc: UFUNC_WITH_NCCL=ON but NCCL was not found (nccl.h: ${UFUNC_NCCL_INCLUDE_DIR}, "
+                        "library: ${UFUNC_NCCL_LIBRARY}); install NCCL (e.g. pip install nvidia-nccl-cu13) or "
+                        "set UFUNC_NCCL_INCLUDE_DIR and UFUNC_NCCL_LIBRARY")
+  endif()
+endif()
+if(UFUNC_RESOLVED_BACKEND STREQUAL "cuda")
+  if(UFUNC_NCCL_FOUND)
+    message(STATUS "ufunc: NCCL ${UFUNC_NCCL_LIBRARY} (sharded arrays over several GPUs)")
+  else()
+    message(STATUS "ufunc: no NCCL (UFUNC_WITH_NCCL=${UFUNC_WITH_NCCL}): sharded arrays span one GPU")
+  endif()
+endif()
+
 # Adds the backend's usage requirements to an INTERFACE target. With BUILD_ONLY
 # they apply to the build tree only (the installed config adds them itself, so
 # the exported target carries no machine-specific paths).
@@ -66,6 +112,11 @@ function(ufunc_configure_target tgt)
   if(UFUNC_RESOLVED_BACKEND STREQUAL "cuda")
     list(APPEND defs UFUNC_BACKEND_CUDA)
     list(APPEND libs CUDA::cudart)
+    if(UFUNC_NCCL_FOUND)
+      list(APPEND defs UFUNC_HAVE_NCCL)
+      list(APPEND incs "${UFUNC_NCCL_INCLUDE_DIR}")
+      list(APPEND libs "${UFUNC_NCCL_LIBRARY}")
+    endif()
   else()
     list(APPEND incs ${CUDAToolkit_INCLUDE_DIRS})
   endif()

@@ -12,9 +12,11 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "ufunc")
 # Public headers that define types a call passes around, not operations.
 VOCABULARY = {"config.hpp", "error.hpp", "shape.hpp", "stream.hpp", "axis.hpp", "vec.hpp", "ops.hpp", "out.hpp", "expression.hpp",
-              "launch_config.hpp", "linalg_variants.hpp", "array_view.hpp", "array.hpp", "pinned_array.hpp"}
+              "launch_config.hpp", "linalg_variants.hpp", "array_view.hpp", "array.hpp", "pinned_array.hpp",
+              "sharded_array.hpp"}
 # Detail headers the vocabulary headers may use (memory management, argument traits).
-VOCABULARY_DETAIL = {"detail/memory.hpp", "detail/arg_traits.hpp", "detail/element.hpp", "detail/expr_tree.hpp"}
+VOCABULARY_DETAIL = {"detail/memory.hpp", "detail/arg_traits.hpp", "detail/element.hpp", "detail/expr_tree.hpp",
+                     "detail/sharded.hpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -57,6 +57,17 @@ class cuda_error : public std::runtime_error {
   int code_;
 };
 
+/// A failing NCCL call (the collectives of sharded arrays over several GPUs):
+/// names the call and NCCL's error string; `code()` is the `ncclResult_t`.
+class nccl_error : public std::runtime_error {
+ public:
+  nccl_error(std::string msg, int code) : std::runtime_error(std::move(msg)), code_(code) {}
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
 namespace detail {
 #if defined(UFUNC_BACKEND_CUDA)
 [[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {

@@ -102,6 +102,10 @@ class reducer {
     const detail::controls o = detail::read_controls(args...);
     auto outs = detail::out_views(args...);
     static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc reduction: out(...) takes one array (a reduction has one result)");
+    if constexpr ((detail::is_sharded<detail::bare_t<Args>>::value || ...)) {
+      // Sharded inputs: each shard reduced on its device, partials combined (sharded.hpp).
+      return detail::sharded_ops<detail::bare_t<Args>...>::reduce(*this, std::forward<Args>(args)...);
+    } else {
     auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
     if constexpr (detail::any_core_v<Args...>) {
       // vec<D> inputs: the same reduction of their components, the map regrouping them.
@@ -120,9 +124,15 @@ class reducer {
           !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
       return call<scalar, false>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
     }
+    }
   }
 
   const char* name() const noexcept { return name_; }
+  /// The map, the op and the initial value (the sharded reductions make the
+  /// reducer of their later shards from them, without the initial value).
+  const Map& map_fn() const noexcept { return map_; }
+  const Op& op_fn() const noexcept { return op_; }
+  const Init& init_value() const noexcept { return init_; }
 
  private:
   template <class, class, class, class, class>

@@ -24,3 +24,5 @@
 #include "atomic.hpp"
 #include "matmul.hpp"
 #include "transpose.hpp"
+#include "sharded_array.hpp"
+#include "sharded.hpp"

@@ -31,7 +31,8 @@ template <class Target, class F>
 struct ufunc_methods {
   template <class X, class... Rest>
   static auto reduce(const vectorized<Target, F>& f, const X& x, Rest&&... rest) {
-    static_assert(std::is_same_v<typename arg_traits<bare_t<X>>::target_type, Target>,
+    static_assert(std::is_same_v<typename arg_traits<bare_t<X>>::target_type, Target> ||
+                      (is_sharded<bare_t<X>>::value && std::is_same_v<typename bare_t<X>::target_type, Target>),
                   "ufunc: reduce's input must live in the ufunc's target memory");
     const reducer<void, identity_map, F, no_init, plain_kind> r(identity_map{}, f.function(), no_init{}, f.name());
     constexpr bool has_axis = ((control_of<Rest>() == c_axes) || ...);

@@ -123,11 +123,16 @@ class vectorized {
   vectorized(F f, const char* name) : f_(std::move(f)), name_(name) {}
 
   template <class... Args>
-  auto operator()(Args&&... args) const {
+  decltype(auto) operator()(Args&&... args) const {
     using parsed =
         detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<Args>...>;
     static_assert(parsed::nin >= 1, "ufunc call: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...), ufunc::unsafe_cast and a stream");
+    constexpr bool sharded = ((detail::is_sharded<detail::bare_t<Args>>::value || detail::sharded_out_arg<Args>()) || ...);
+    if constexpr (sharded) {
+      // Sharded operands: f on every shard, one stream per device (sharded.hpp).
+      return detail::sharded_ops<detail::bare_t<Args>...>::call(*this, std::forward<Args>(args)...);
+    } else {
     const detail::controls c = detail::read_controls(args...);
     auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
     if constexpr (detail::any_core_v<Args...>) {
@@ -141,6 +146,7 @@ class vectorized {
       return detail::run_expression<Target, parsed::has(detail::c_unsafe_cast)>(e, detail::out_views(args...), c.stream);
     } else {
       return call(std::make_index_sequence<parsed::nin>{}, inputs, detail::out_views(args...), c.stream, c.unsafe_cast);
+    }
     }
   }
 

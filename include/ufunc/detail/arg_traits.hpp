@@ -11,7 +11,33 @@
 #include "../pinned_array.hpp"
 #include "../stream.hpp"
 
+namespace ufunc {
+/// An N-d array split along axis 0 over several devices (sharded_array.hpp).
+template <class T, class Target = target::device>
+class sharded_array;
+}  // namespace ufunc
+
 namespace ufunc::detail {
+
+/// A sharded_array, and the `ufunc::out(...)` entry naming one: calls given
+/// either run once per shard (sharded.hpp), never through the paths below.
+template <class A>
+struct is_sharded : std::false_type {};
+template <class T, class Tg>
+struct is_sharded<sharded_array<T, Tg>> : std::true_type {};
+template <class S>
+struct sharded_out {
+  S* array;
+};
+/// Declared here, defined in sharded.hpp: the sharded paths of vectorize and
+/// the reductions (so those headers need not include sharded.hpp; a program
+/// that has a sharded_array includes it).
+template <class... A>
+struct sharded_ops;
+template <class A>
+struct is_sharded_out : std::false_type {};
+template <class S>
+struct is_sharded_out<sharded_out<S>> : std::true_type {};
 
 template <class A>
 struct arg_traits {  // anything else is a scalar, broadcast everywhere

@@ -1,0 +1,135 @@
+// NCCL for sharded arrays over several GPUs of one process (single-process
+// multi-GPU mode): one communicator per device of a device set, made by
+// ncclCommInitAll and cached per set (process lifetime, behind a mutex), and
+// the collectives the sharded operations use (all-reduce / reduce of partial
+// results, broadcast of a replicated operand), each issued for every device
+// inside one ncclGroupStart/ncclGroupEnd on the devices' sharded streams,
+// one thread at a time (enqueue_mutex: NCCL requires it of a communicator).
+// Compiled only in CUDA builds that found NCCL (UFUNC_HAVE_NCCL).
+//
+// NVLink multicast (NVLS) stays off: before the first communicator is made
+// NCCL_NVLS_ENABLE is set to 0 (overriding the environment), so NCCL never
+// creates multicast objects; the library itself never calls cuMulticastCreate.
+#pragma once
+
+#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
+
+#include <nccl.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../../error.hpp"
+#include "../../stream.hpp"
+
+namespace ufunc::detail::nccl {
+
+[[noreturn]] inline void throw_nccl_error(ncclResult_t r, const char* call) {
+  throw nccl_error(std::string(call) + " failed: " + ncclGetErrorString(r), static_cast<int>(r));
+}
+#define UFUNC_NCCL_CHECK(call)                                                  \
+  do {                                                                          \
+    ncclResult_t ufunc_nccl_r_ = (call);                                        \
+    if (ufunc_nccl_r_ != ncclSuccess) ::ufunc::detail::nccl::throw_nccl_error(ufunc_nccl_r_, #call); \
+  } while (0)
+
+/// NCCL's element type for T, if it has one.
+template <class T>
+constexpr bool has_type() {
+  return std::is_same_v<T, float> || std::is_same_v<T, double> ||
+         (std::is_integral_v<T> && !std::is_same_v<T, bool> && (sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8));
+}
+template <class T>
+ncclDataType_t type_of() {
+  static_assert(has_type<T>(), "ufunc: NCCL has no type for this element type");
+  if constexpr (std::is_same_v<T, float>) return ncclFloat32;
+  else if constexpr (std::is_same_v<T, double>) return ncclFloat64;
+  else if constexpr (sizeof(T) == 1) return std::is_signed_v<T> ? ncclInt8 : ncclUint8;
+  else if constexpr (sizeof(T) == 4) return std::is_signed_v<T> ? ncclInt32 : ncclUint32;
+  else return std::is_signed_v<T> ? ncclInt64 : ncclUint64;
+}
+
+/// Turns NVLink multicast off for every communicator this process makes.
+inline void disable_nvls() {
+#if !defined(_WIN32)
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
+#endif
+}
+
+/// The communicators of a device set (one per device, in its order), made once.
+inline const std::vector<ncclComm_t>& comms(const std::vector<int>& ids) {
+  static std::mutex m;
+  static std::map<std::vector<int>, std::vector<ncclComm_t>> cache;  // never destroyed: process lifetime
+  std::lock_guard<std::mutex> lock(m);
+  auto it = cache.find(ids);
+  if (it != cache.end()) return it->second;
+  disable_nvls();
+  std::vector<ncclComm_t> c(ids.size());
+  int prev = 0;
+  UFUNC_CUDA_CHECK(cudaGetDevice(&prev));
+  const ncclResult_t r = ncclCommInitAll(c.data(), static_cast<int>(ids.size()), ids.data());
+  (void)cudaSetDevice(prev);
+  if (r != ncclSuccess) throw_nccl_error(r, "ncclCommInitAll");
+  return cache.emplace(ids, std::move(c)).first->second;
+}
+
+/// Serialises the enqueue of collectives: a communicator may not be used by two
+/// threads at once, and every device must see the groups in one order (the
+/// per-device streams then keep that order on the GPUs).
+inline std::mutex& enqueue_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+/// Closes an ncclGroupStart even when an enqueue in the group throws.
+struct group {
+  bool open = false;
+  group() {
+    UFUNC_NCCL_CHECK(ncclGroupStart());
+    open = true;
+  }
+  void end() {
+    open = false;
+    UFUNC_NCCL_CHECK(ncclGroupEnd());
+  }
+  ~group() {
+    if (open) (void)ncclGroupEnd();
+  }
+};
+
+/// In place: buf[i] (count elements on device ids[i]) becomes op over all
+/// devices' buffers, on every device (all) or on ids[root] only.
+template <class T>
+void reduce(const std::vector<int>& ids, const std::vector<T*>& buf, std::size_t count, ncclRedOp_t op,
+            const std::vector<stream_ref>& st, bool all, int root = 0) {
+  const auto& c = comms(ids);
+  std::lock_guard<std::mutex> lock(enqueue_mutex());
+  group g;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (all)
+      UFUNC_NCCL_CHECK(ncclAllReduce(buf[i], buf[i], count, type_of<T>(), op, c[i], st[i].get()));
+    else
+      UFUNC_NCCL_CHECK(ncclReduce(buf[i], buf[i], count, type_of<T>(), op, root, c[i], st[i].get()));
+  }
+  g.end();
+}
+
+/// buf[root]'s `bytes` bytes copied into every buf[i].
+inline void broadcast(const std::vector<int>& ids, const std::vector<void*>& buf, std::size_t bytes, int root,
+                      const std::vector<stream_ref>& st) {
+  const auto& c = comms(ids);
+  std::lock_guard<std::mutex> lock(enqueue_mutex());
+  group g;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    UFUNC_NCCL_CHECK(ncclBroadcast(buf[static_cast<std::size_t>(root)], buf[i], bytes, ncclUint8, root, c[i], st[i].get()));
+  g.end();
+}
+
+}  // namespace ufunc::detail::nccl
+
+#endif

@@ -1,0 +1,774 @@
+// Operations on sharded arrays (sharded_array.hpp): the factories (`shard`,
+// `empty`/`zeros`/`full` over a device_set), elementwise calls, reductions and
+// matmul, each run as the ordinary operation on every shard at once, one
+// stream per device, with NCCL combining partial results and broadcasting
+// replicated operands across GPUs (detail/cuda/nccl.hpp).
+//
+// Every sharded operation checks all its inputs (device sets, shapes,
+// shardings) before it enqueues anything on any device, enqueues every
+// device's work, then waits for all of them: it returns when the result is
+// complete, and a failure on one device (out_of_memory, cuda_error,
+// nccl_error) is thrown after every device's work has drained, with the
+// partial results freed and the input shards untouched.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "array.hpp"
+#include "array_view.hpp"
+#include "axis.hpp"
+#include "config.hpp"
+#include "detail/call.hpp"
+#include "detail/sharded.hpp"
+#include "error.hpp"
+#include "full.hpp"
+#include "matmul.hpp"
+#include "ops.hpp"
+#include "out.hpp"
+#include "reduce.hpp"
+#include "shape.hpp"
+#include "sharded_array.hpp"
+#include "stream.hpp"
+#include "vectorize.hpp"
+
+#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
+#  include "detail/cuda/nccl.hpp"
+#endif
+
+namespace ufunc {
+
+/// True in CUDA builds linked with NCCL: sharded arrays may span several GPUs.
+#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
+inline constexpr bool have_nccl = true;
+#else
+inline constexpr bool have_nccl = false;
+#endif
+
+namespace detail {
+
+template <class Target>
+constexpr bool is_gpu_target() {
+  return !std::is_same_v<Target, target::host>;
+}
+
+/// Devices present for Target (-1: no bound, the host target's labels).
+template <class Target>
+int device_count() {
+#if defined(UFUNC_BACKEND_CUDA)
+  if constexpr (is_gpu_target<Target>()) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();
+      n = 0;
+    }
+    return n;
+  }
+#endif
+  return -1;
+}
+
+/// A device set Target can shard over: ids in range and distinct; more than
+/// one GPU only with NCCL. value_error otherwise, before any allocation.
+template <class Target>
+void check_devices(const device_set& d, const char* what) {
+  check_device_ids(d.ids(), device_count<Target>(), what);
+  if constexpr (is_gpu_target<Target>() && !have_nccl)
+    if (d.size() > 1)
+      throw value_error(std::string(what) + ": sharding over " + std::to_string(d.size()) + " GPUs " + d.str() +
+                        " needs NCCL, and this build has none (configure with UFUNC_WITH_NCCL=ON and NCCL "
+                        "installed; see README, \"Several GPUs\")");
+}
+
+/// The CUDA device holding `p` (-1: not device memory, or the host target).
+template <class Target>
+int device_of(const void* p) {
+#if defined(UFUNC_BACKEND_CUDA)
+  if constexpr (is_gpu_target<Target>()) {
+    if (!p) return -1;
+    cudaPointerAttributes a{};
+    UFUNC_CUDA_CHECK(cudaPointerGetAttributes(&a, p));
+    return a.type == cudaMemoryTypeDevice ? a.device : -1;
+  }
+#endif
+  (void)p;
+  return -1;
+}
+
+/// Waits for all work on the device holding a plain operand, so that the
+/// sharded streams (which do not order with the caller's) read it complete.
+template <class Target>
+void wait_device_of(const void* p) {
+#if defined(UFUNC_BACKEND_CUDA)
+  if constexpr (is_gpu_target<Target>()) {
+    const int d = device_of<Target>(p);
+    if (d < 0) return;
+    device_guard<Target> g(d);
+    UFUNC_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+#endif
+  (void)p;
+}
+
+/// Copies `bytes` between any two places (peer devices, host) on `s`.
+template <class Target>
+void copy_any(void* dst, const void* src, std::size_t bytes, stream_ref s) {
+#if defined(UFUNC_BACKEND_CUDA)
+  if constexpr (is_gpu_target<Target>()) {
+    if (bytes) UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s.get()));
+    return;
+  }
+#endif
+  memory<target::host>::copy(dst, src, bytes, s);
+}
+
+/// Runs fn(i, stream of device i) with device i current, for every shard,
+/// enqueueing all before waiting for any; on a throw, every device's work is
+/// drained before the exception leaves (results already made are then freed
+/// by their owners' destructors). Returns fn's results in shard order, after
+/// waiting for every device unless `wait` is false (the reductions' partials:
+/// their combination is enqueued behind them and drains once).
+template <class Target, class Fn>
+auto for_each_shard(const std::vector<int>& ids, Fn&& fn, bool wait = true) {
+  using R = std::invoke_result_t<Fn&, int, stream_ref>;
+  std::vector<R> out;
+  out.reserve(ids.size());
+  try {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      device_guard<Target> g(ids[i]);
+      out.push_back(fn(static_cast<int>(i), shard_stream<Target>(ids[i])));
+    }
+  } catch (...) {
+    try {
+      drain<Target>(ids);
+    } catch (...) {  // the first failure is the one reported
+    }
+    throw;
+  }
+  if (wait) drain<Target>(ids);  // (a caller that does not wait drains on every path itself)
+  return out;
+}
+
+/// A copy of a plain operand on every device of a set (or the operand itself
+/// where it already is there: always on the host target). On GPUs with NCCL
+/// and more than one device the copies are one ncclBroadcast from the device
+/// holding it (or from the set's first device, after a copy, when it is held
+/// elsewhere); otherwise plain copies.
+template <class T, class Target>
+struct replica {
+  array_view<const T, Target> original;
+  std::vector<array<T, Target>> copies;  ///< per shard; empty where `original` is used
+  std::vector<bool> own;
+
+  array_view<const T, Target> at(int i) const {
+    return own[static_cast<std::size_t>(i)] ? copies[static_cast<std::size_t>(i)].view() : original;
+  }
+  ~replica() {
+    for (std::size_t i = 0; i < copies.size(); ++i)
+      if (copies[i].data()) {
+        try {
+          device_guard<Target> g(ids[i]);
+          copies[i] = array<T, Target>();
+        } catch (...) {
+          copies[i] = array<T, Target>();
+        }
+      }
+  }
+  replica() = default;
+  replica(replica&&) noexcept = default;
+  std::vector<int> ids;
+};
+
+template <class T, class Target>
+replica<T, Target> replicate(array_view<const T, Target> v, const std::vector<int>& ids) {
+  replica<T, Target> r;
+  r.original = v;
+  r.ids = ids;
+  r.own.assign(ids.size(), false);
+  r.copies.resize(ids.size());
+  if constexpr (!is_gpu_target<Target>()) {
+    return r;
+  } else {
+    const int src_dev = device_of<Target>(v.data());
+    wait_device_of<Target>(v.data());
+    const bool dense = v.is_contiguous();
+    int root = -1;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      if (ids[i] == src_dev) root = static_cast<int>(i);
+    if (root >= 0 && ids.size() == 1 && dense) return r;  // already there
+    const shape s = v.shape();
+    const std::size_t bytes = static_cast<std::size_t>(s.count()) * sizeof(T);
+    // A contiguous copy where the operand is not contiguous (strided views).
+    array<T, Target> packed;
+    if (!dense) {
+      const int d = src_dev >= 0 ? src_dev : ids[0];
+      device_guard<Target> g(d);
+      packed = materialize<Target, T>(layout_of(v), shard_stream<Target>(d));
+      shard_stream<Target>(d).synchronize();
+    }
+    const T* src = dense ? v.data() : packed.data();
+    std::vector<stream_ref> st;
+    for (int d : ids) st.push_back(shard_stream<Target>(d));
+    auto alloc = [&](std::size_t i) {
+      device_guard<Target> g(ids[i]);
+      r.copies[i] = array<T, Target>(s, st[i]);
+      r.own[i] = true;
+    };
+    try {
+#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
+      if (ids.size() > 1) {
+        std::vector<void*> buf(ids.size());
+        if (root < 0 || !dense) {  // the root's buffer: a copy on the set's first device
+          root = 0;
+          alloc(0);
+          device_guard<Target> g(ids[0]);
+          copy_any<Target>(r.copies[0].data(), src, bytes, st[0]);
+        }
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          if (static_cast<int>(i) == root) {
+            buf[i] = r.own[i] ? static_cast<void*>(r.copies[i].data()) : const_cast<T*>(src);
+          } else {
+            alloc(i);
+            buf[i] = r.copies[i].data();
+          }
+        }
+        nccl::broadcast(ids, buf, bytes, root, st);
+        drain<Target>(ids);
+        return r;
+      }
+#endif
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (static_cast<int>(i) == root && dense) continue;
+        alloc(i);
+        device_guard<Target> g(ids[i]);
+        copy_any<Target>(r.copies[i].data(), src, bytes, st[i]);
+      }
+      drain<Target>(ids);
+    } catch (...) {
+      try {
+        drain<Target>(ids);
+      } catch (...) {
+      }
+      throw;
+    }
+    return r;
+  }
+}
+
+// ---- arguments of a sharded call --------------------------------------------
+
+/// A sharded input as prepared for the per-shard calls.
+template <class S>
+struct sharded_in {
+  const S* a;
+};
+template <class P>
+struct is_sharded_in : std::false_type {};
+template <class S>
+struct is_sharded_in<sharded_in<S>> : std::true_type {};
+template <class P>
+inline constexpr bool is_sharded_in_v = is_sharded_in<P>::value;
+template <class P>
+struct is_replica : std::false_type {};
+template <class T, class Tg>
+struct is_replica<replica<T, Tg>> : std::true_type {};
+template <class P>
+inline constexpr bool is_replica_v = is_replica<P>::value;
+
+template <class A>
+constexpr void check_sharded_arg() {
+  using B = bare_t<A>;
+  static_assert(!is_stream_v<B>,
+                "ufunc: a call on sharded arrays takes no stream: each device runs on its own sharded stream");
+  static_assert(!arg_traits<B>::is_vector && !is_pinned<B>::value,
+                "ufunc: a call on sharded arrays takes no host containers (std::vector, pinned_array): shard "
+                "them (ufunc::shard) or copy them to a device array");
+  static_assert(!is_expression_v<B>,
+                "ufunc: lazy expressions over sharded arrays are not supported; call the ufuncs eagerly");
+  static_assert(core_of<B>::value == 0, "ufunc: ufunc::vec<D> inputs of sharded arrays are not supported");
+}
+
+/// Out views of a sharded call must all be sharded.
+template <class... V>
+constexpr bool all_sharded_outs(const out_t<V...>*) {
+  return (is_sharded_out<V>::value && ...);
+}
+
+template <class A>
+auto prepare_arg(const A& a, const std::vector<int>& ids) {
+  using B = bare_t<A>;
+  if constexpr (is_sharded<B>::value) {
+    return sharded_in<B>{&a};
+  } else if constexpr (is_out<B>::value) {
+    static_assert(all_sharded_outs(static_cast<const B*>(nullptr)),
+                  "ufunc: the out(...) of a call on sharded arrays must be sharded arrays");
+    return a;
+  } else if constexpr (arg_traits<B>::is_array) {
+    using T = typename arg_traits<B>::value_type;
+    using Tg = typename arg_traits<B>::target_type;
+    return replicate<T, Tg>(array_view<const T, Tg>(a), ids);
+  } else {
+    return a;  // scalars and controls (axis, keepdims, unsafe_cast, a variant)
+  }
+}
+
+template <class P>
+decltype(auto) pick_arg(P& p, int i) {
+  if constexpr (is_sharded_in_v<P>) {
+    return static_cast<const typename std::remove_pointer_t<decltype(p.a)>::shard_type&>(p.a->shard(i));
+  } else if constexpr (is_replica_v<P>) {
+    return p.at(i);
+  } else if constexpr (is_out<P>::value) {
+    return std::apply([i](auto... so) { return ufunc::out(so.array->shard(i)...); }, p.views);
+  } else {
+    return static_cast<const P&>(p);
+  }
+}
+
+
+/// The target of a sharded call: that of its first sharded operand.
+template <class... A>
+struct sharded_target;
+template <class A, class... R>
+struct sharded_target<A, R...> {
+  using type = typename sharded_target<R...>::type;
+};
+template <class T, class Tg, class... R>
+struct sharded_target<sharded_array<T, Tg>, R...> {
+  using type = Tg;
+};
+template <class S, class... R>
+struct sharded_target<out_t<sharded_out<S>>, R...> {
+  using type = typename S::target_type;
+};
+template <>
+struct sharded_target<> {
+  using type = void;
+};
+
+/// What a sharded call runs over, found (and checked) before any work.
+struct sharded_plan {
+  device_set devices{std::vector<int>{}};
+  std::vector<index_t> rows;
+  shape bshape;  ///< the broadcast global shape of the inputs
+  int rank = 0;
+};
+
+/// Checks the operands of a sharded call: every sharded operand (input or out)
+/// sharded alike (same device set, same rows per shard, same rank; else
+/// shape_error naming both), every plain array replicable (replicable() in
+/// detail/sharded.hpp), the global shapes broadcasting, and a sharded out of
+/// exactly the broadcast shape.
+template <class... A>
+sharded_plan plan_sharded(const char* name, const A&... a) {
+  sharded_plan p;
+  std::string first;  // the first sharded operand's description
+  bool have = false;
+  std::vector<shape> ins;
+  std::vector<std::pair<shape, std::string>> plains;
+  std::vector<std::string> outs;
+  std::vector<shape> out_shapes;
+  auto sharded = [&](const auto& s, const char* role) {
+    const std::string d = std::string(role) + " " + s.sharding();
+    if (!have) {
+      have = true;
+      first = d;
+      p.devices = s.devices();
+      p.rows = s.rows();
+      p.rank = s.ndim();
+    } else if (s.devices() != p.devices || s.rows() != p.rows || s.ndim() != p.rank) {
+      throw shape_error(std::string(name) + ": sharded operands must be sharded alike (same devices, same rows per "
+                        "shard, same rank), but the " + first + " and the " + d + " are not");
+    }
+  };
+  auto visit = [&](const auto& x) {
+    using B = bare_t<decltype(x)>;
+    if constexpr (is_sharded<B>::value) {
+      sharded(x, "input");
+      ins.push_back(x.shape());
+    } else if constexpr (is_out<B>::value) {
+      std::apply([&](const auto&... so) { ((sharded(*so.array, "out"), out_shapes.push_back(so.array->shape())), ...); },
+                 x.views);
+    } else if constexpr (arg_traits<B>::is_array) {
+      ins.push_back(x.shape());
+      plains.emplace_back(x.shape(), "");
+    }
+  };
+  (visit(a), ...);
+  if (!have) throw shape_error(std::string(name) + ": no sharded operand");
+  for (const auto& pl : plains)
+    if (!replicable(pl.first, p.rank))
+      throw shape_error(std::string(name) + ": the plain array of shape " + pl.first.str() +
+                        " cannot be replicated to the shards of the " + first +
+                        ": it must broadcast against each shard without covering axis 0 (a lower rank, or "
+                        "extent 1 on axis 0); shard it alike instead (ufunc::shard)");
+  p.bshape = broadcast_shapes(ins, name);
+  for (const auto& os : out_shapes)
+    if (os != p.bshape)
+      throw shape_error(std::string(name) + ": the sharded out has shape " + os.str() + " but the inputs broadcast to " +
+                        p.bshape.str());
+  return p;
+}
+
+/// Frees arrays with their own device current.
+template <class Target, class T>
+void release_on(std::vector<array<T, Target>>& v, const std::vector<int>& ids) noexcept {
+  for (std::size_t i = 0; i < v.size() && i < ids.size(); ++i) {
+    try {
+      device_guard<Target> g(ids[i]);
+      v[i] = array<T, Target>();
+    } catch (...) {
+      v[i] = array<T, Target>();
+    }
+  }
+}
+
+template <class Op>
+struct reducer_op_name {};
+
+#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
+/// NCCL's reduction for Op on Res, where it computes what the op computes:
+/// sums and products of NCCL's types, min/max of integers (NCCL's float min/max
+/// does not propagate NaN as ufunc::minimum/maximum do: those gather instead).
+template <class Op, class Res>
+constexpr bool nccl_reducible() {
+  if constexpr (!nccl::has_type<Res>()) return false;
+  else if constexpr (std::is_same_v<Op, plus> || std::is_same_v<Op, multiplies>) return true;
+  else return (std::is_same_v<Op, minimum> || std::is_same_v<Op, maximum>) && std::is_integral_v<Res>;
+}
+template <class Op>
+ncclRedOp_t nccl_op() {
+  if constexpr (std::is_same_v<Op, plus>) return ncclSum;
+  else if constexpr (std::is_same_v<Op, multiplies>) return ncclProd;
+  else if constexpr (std::is_same_v<Op, minimum>) return ncclMin;
+  else return ncclMax;
+}
+#endif
+
+/// Combines the partial results of the shards listed in `live` (each of the
+/// same shape, parts[i] on device ids[i]) into one array on ids[0] (the host
+/// target: in host memory). NCCL's reduce to the first device when every shard
+/// has a partial and NCCL has the op and type; otherwise the partials are copied
+/// to the first device and folded there with the op, in shard order.
+template <class Target, class Op, class Res>
+array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, const std::vector<int>& live,
+                                    const std::vector<int>& ids, const Op& op, const char* name) {
+  // The partials are still being computed (for_each_shard without waiting): every path drains.
+  if (live.size() == 1 && (live[0] == 0 || !is_gpu_target<Target>())) {
+    drain<Target>(ids);
+    return std::move(parts[static_cast<std::size_t>(live[0])]);
+  }
+#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
+  if constexpr (is_gpu_target<Target>() && nccl_reducible<Op, Res>()) {
+    if (live.size() == ids.size()) {
+      std::vector<Res*> buf;
+      std::vector<stream_ref> st;
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        buf.push_back(parts[i].data());
+        st.push_back(shard_stream<Target>(ids[i]));
+      }
+      try {
+        nccl::reduce<Res>(ids, buf, static_cast<std::size_t>(parts[0].size()), nccl_op<Op>(), st, false, 0);
+      } catch (...) {
+        try {
+          drain<Target>(ids);
+        } catch (...) {
+        }
+        throw;
+      }
+      drain<Target>(ids);
+      return std::move(parts[0]);
+    }
+  }
+#endif
+  const stream_ref s0 = shard_stream<Target>(ids[0]);
+  device_guard<Target> g(ids[0]);
+  drain<Target>(ids);  // every partial complete before another device's stream reads it
+  auto bring = [&](int i) {
+    auto& src = parts[static_cast<std::size_t>(i)];
+    if (!is_gpu_target<Target>() || i == 0) return std::move(src);
+    array<Res, Target> c(src.shape(), s0);
+    copy_any<Target>(c.data(), src.data(), static_cast<std::size_t>(src.size()) * sizeof(Res), s0);
+    return c;
+  };
+  array<Res, Target> acc = bring(live[0]);
+  using fold_t = fold_fn<acc_op<Res, Op>>;
+  const vectorized<Target, fold_t> fold(fold_t{acc_op<Res, Op>{op}}, name);
+  for (std::size_t k = 1; k < live.size(); ++k) {
+    array<Res, Target> part = bring(live[k]);
+    fold(acc, part, ufunc::out(acc), s0);
+  }
+  s0.synchronize();
+  return acc;
+}
+
+template <class R>
+struct reducer_parts;
+template <class AccO, class Map, class Op, class Init, class Kind>
+struct reducer_parts<reducer<AccO, Map, Op, Init, Kind>> {
+  using acc_override = AccO;
+  using map = Map;
+  using op = Op;
+  using init = Init;
+  using kind = Kind;
+};
+
+template <class... A>
+struct sharded_ops {
+  /// f(args...) with sharded operands: f on every shard (sharded_array.hpp).
+  template <class Target, class F, class... Args>
+  static decltype(auto) call(const vectorized<Target, F>& f, Args&&... args) {
+    (check_sharded_arg<Args>(), ...);
+    constexpr bool has_out = (is_out<bare_t<Args>>::value || ...);
+    const sharded_plan p = plan_sharded(f.name(), args...);
+    check_devices<Target>(p.devices, f.name());
+    const std::vector<int>& ids = p.devices.ids();
+    auto prep = std::make_tuple(prepare_arg(args, ids)...);
+    auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+      return std::apply([&](auto&... q) { return f(pick_arg(q, i)..., st); }, prep);
+    });
+    if constexpr (has_out) {
+      return first_out(args...);
+    } else {
+      using Arr = typename decltype(res)::value_type;
+      static_assert(arg_traits<Arr>::is_array,
+                    "ufunc: functions with several outputs are not supported on sharded arrays");
+      return sharded_array<typename Arr::value_type, Target>::from_shards(p.devices, std::move(res));
+    }
+  }
+
+  /// r(args...) with sharded inputs: each shard reduced on its device; partials
+  /// across axis 0 combined (combine_partials).
+  template <class R, class... Args>
+  static auto reduce(const R& r, Args&&... args) {
+    using parts = reducer_parts<R>;
+    static_assert(std::is_same_v<typename parts::kind, plain_kind>,
+                  "ufunc: mean, argmin and argmax of sharded arrays are not supported (a mean is sum(x) / x.size())");
+    (check_sharded_arg<Args>(), ...);
+    static_assert(!(is_out<bare_t<Args>>::value || ...),
+                  "ufunc: a reduction of sharded arrays takes no out(...): it returns a value, a sharded array or an "
+                  "array on the first device");
+    using Target = typename sharded_target<bare_t<Args>...>::type;
+    const sharded_plan p = plan_sharded(r.name(), args...);
+    check_devices<Target>(p.devices, r.name());
+    const controls o = read_controls(args...);
+    const auto mask = axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis);
+    constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
+    const std::vector<int>& ids = p.devices.ids();
+    std::vector<int> all_axes;
+    for (int d = 0; d < p.rank; ++d) all_axes.push_back(d);
+    auto prep = std::make_tuple(prepare_arg(args, ids)...);
+    const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init, plain_kind> rest(
+        r.map_fn(), r.op_fn(), no_init{}, r.name());
+    // A whole reduction reduces every shard into a 0-d array on its device (no
+    // host round trip per device), combined below.
+    auto run_shard = [&](const auto& red, int i, stream_ref st) {
+      return std::apply(
+          [&](auto&... q) {
+            if constexpr (scalar)
+              return red(pick_arg(q, i)..., ufunc::axes(all_axes), st);
+            else
+              return red(pick_arg(q, i)..., st);
+          },
+          prep);
+    };
+    using Arr = decltype(run_shard(r, 0, stream_ref()));
+    using Res = typename Arr::value_type;
+    // The result across axis 0: on the first device, as a host value (a whole
+    // reduction) or a sharded_array of one shard there.
+    auto across = [&](Arr&& x) {
+      if constexpr (scalar) {
+        device_guard<Target> g(ids[0]);
+        return static_cast<Res>(x.to_host()[0]);
+      } else {
+        std::vector<Arr> v;
+        v.push_back(std::move(x));
+        return sharded_array<Res, Target>::from_shards(device_set{ids[0]}, std::move(v));
+      }
+    };
+    if constexpr (!scalar) {
+      if (!mask[0]) {  // axis 0 kept: every shard's rows of the result stay on its device
+        auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) { return run_shard(r, i, st); });
+        return sharded_array<Res, Target>::from_shards(p.devices, std::move(res));
+      }
+    }
+    std::vector<int> live;
+    for (std::size_t i = 0; i < p.rows.size(); ++i)
+      if (p.rows[i] > 0) live.push_back(static_cast<int>(i));
+    if (live.empty()) {  // no rows anywhere: as one device would (the identity, or value_error)
+      auto res = for_each_shard<Target>(std::vector<int>{ids[0]}, [&](int, stream_ref st) { return run_shard(r, 0, st); });
+      return across(std::move(res[0]));
+    }
+    // The initial value (reduce(op, init)) applies once: on the first shard with rows.
+    auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+      if (p.rows[static_cast<std::size_t>(i)] == 0) return Arr();
+      return i == live[0] ? run_shard(r, i, st) : run_shard(rest, i, st);
+    }, false);
+    try {
+      Arr out = combine_partials<Target, typename parts::op, Res>(partial, live, ids, r.op_fn(), r.name());
+      release_on<Target>(partial, ids);
+      return across(std::move(out));
+    } catch (...) {
+      try {
+        drain<Target>(ids);
+      } catch (...) {
+      }
+      release_on<Target>(partial, ids);
+      throw;
+    }
+  }
+
+ private:
+  template <class Arg, class... Rest>
+  static decltype(auto) first_out(Arg&& a, Rest&&... rest) {
+    if constexpr (is_out<bare_t<Arg>>::value)
+      return static_cast<decltype(*std::get<0>(a.views).array)>(*std::get<0>(a.views).array);
+    else
+      return first_out(std::forward<Rest>(rest)...);
+  }
+};
+
+}  // namespace detail
+
+// ---- factories ---------------------------------------------------------------
+
+/// An uninitialised sharded array of global shape `s` (rank >= 1) over `d`,
+/// rows split as evenly as possible (the first N % D shards one row more).
+template <class T, class Target = target::device>
+sharded_array<T, Target> empty(const shape& s, const device_set& d) {
+  if (s.size() < 1) throw shape_error("ufunc::empty: a sharded array has rank >= 1, not shape " + s.str());
+  detail::check_devices<Target>(d, "ufunc::empty");
+  const auto rows = detail::split_rows(s[0], d.size());
+  auto res = detail::for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
+    return array<T, Target>(detail::with_rows(s, rows[static_cast<std::size_t>(i)]), st);
+  });
+  return sharded_array<T, Target>::from_shards(d, std::move(res));
+}
+
+/// A sharded array of zeros (all-bits-zero).
+template <class T, class Target = target::device>
+sharded_array<T, Target> zeros(const shape& s, const device_set& d) {
+  auto a = empty<T, Target>(s, d);
+  detail::for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
+    auto& sh = a.shard(i);
+    detail::memory<Target>::fill_bytes(sh.data(), 0, static_cast<std::size_t>(sh.size()) * sizeof(T), st);
+    return 0;
+  });
+  return a;
+}
+
+/// A sharded array filled with `value`.
+template <class T, class Target = target::device>
+sharded_array<T, Target> full(const shape& s, T value, const device_set& d) {
+  if (s.size() < 1) throw shape_error("ufunc::full: a sharded array has rank >= 1, not shape " + s.str());
+  detail::check_devices<Target>(d, "ufunc::full");
+  const auto rows = detail::split_rows(s[0], d.size());
+  auto res = detail::for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
+    return ufunc::full<T, Target>(detail::with_rows(s, rows[static_cast<std::size_t>(i)]), value, st);
+  });
+  return sharded_array<T, Target>::from_shards(d, std::move(res));
+}
+
+/// Host data (`s.count()` elements, row-major) split over `d`: shard i gets
+/// its rows, copied to device i.
+template <class Target = target::device, class T>
+sharded_array<T, Target> shard(const T* data, const shape& s, const device_set& d = device_set()) {
+  auto a = empty<T, Target>(s, d);
+  const index_t row = s.size() > 0 && s[0] > 0 ? s.count() / s[0] : 0;
+  const auto off = a.row_offsets();
+  detail::for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
+    auto& sh = a.shard(i);
+    detail::memory<Target>::copy_from_host(sh.data(), data + off[static_cast<std::size_t>(i)] * row,
+                                           static_cast<std::size_t>(sh.size()) * sizeof(T), st);
+    return 0;
+  });
+  return a;
+}
+template <class Target = target::device, class T>
+sharded_array<T, Target> shard(const std::vector<T>& h, const shape& s, const device_set& d = device_set()) {
+  if (s.count() != static_cast<index_t>(h.size()))
+    throw shape_error("ufunc::shard: a vector of " + std::to_string(h.size()) + " elements cannot have shape " + s.str());
+  return shard<Target>(h.data(), s, d);
+}
+/// A 1-D host vector split over `d`.
+template <class Target = target::device, class T>
+sharded_array<T, Target> shard(const std::vector<T>& h, const device_set& d = device_set()) {
+  return shard<Target>(h.data(), shape(static_cast<index_t>(h.size())), d);
+}
+/// An array (or view, any strides) split over `d`: its rows copied to each
+/// device (peer copies; the call waits for the array's device first).
+template <class A, std::enable_if_t<detail::arg_traits<detail::bare_t<A>>::is_array, int> = 0>
+auto shard(const A& x, const device_set& d = device_set()) {
+  using T = typename detail::arg_traits<A>::value_type;
+  using Target = typename detail::arg_traits<A>::target_type;
+  const array_view<const T, Target> v(x);
+  if (v.shape().size() < 1) throw shape_error("ufunc::shard: a sharded array has rank >= 1, not shape " + v.shape().str());
+  detail::check_devices<Target>(d, "ufunc::shard");
+  detail::wait_device_of<Target>(v.data());
+  auto a = empty<T, Target>(v.shape(), d);
+  const auto off = a.row_offsets();
+  detail::for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
+    auto& sh = a.shard(i);
+    const index_t r0 = off[static_cast<std::size_t>(i)], r1 = r0 + a.rows()[static_cast<std::size_t>(i)];
+    const auto rows = v.sliced(0, r0, r1);
+    if (rows.is_contiguous()) {
+      detail::copy_any<Target>(sh.data(), rows.data(), static_cast<std::size_t>(sh.size()) * sizeof(T), st);
+    } else {  // strided rows: gathered on the source's device, then copied
+      const int src = detail::device_of<Target>(v.data());
+      array<T, Target> packed;
+      {
+        detail::device_guard<Target> g(src >= 0 ? src : d[i]);
+        const stream_ref ss = detail::shard_stream<Target>(src >= 0 ? src : d[i]);
+        packed = detail::materialize<Target, T>(detail::layout_of(rows), ss);
+        ss.synchronize();
+      }
+      detail::copy_any<Target>(sh.data(), packed.data(), static_cast<std::size_t>(sh.size()) * sizeof(T), st);
+      st.synchronize();
+      detail::device_guard<Target> g(src >= 0 ? src : d[i]);
+      packed = array<T, Target>();
+    }
+    return 0;
+  });
+  return a;
+}
+
+// ---- matmul ------------------------------------------------------------------
+
+/// A (sharded by rows, rank >= 2: a matrix, or a stack of matrices sharded
+/// along its batch axis) times a plain matrix B (2-D, on any device): C sharded
+/// like A, shard i = matmul(A's shard i, B) on device i. B is broadcast from
+/// its device to the others (one ncclBroadcast in a group; a copy on the set's
+/// first device first when B is on none of them, or not contiguous), included
+/// in the call. Trailing arguments: a ufunc::matmul_variant (no out, no stream).
+template <class T, class Tg, class B, class... Rest>
+sharded_array<T, Tg> matmul(const sharded_array<T, Tg>& a, const B& b, Rest&&... rest) {
+  using TB = detail::arg_traits<detail::bare_t<B>>;
+  static_assert(TB::is_array && !detail::is_sharded<detail::bare_t<B>>::value,
+                "ufunc::matmul: a sharded A multiplies a plain (replicated) matrix B");
+  static_assert(std::is_same_v<typename TB::value_type, T> && std::is_same_v<typename TB::target_type, Tg>,
+                "ufunc::matmul: both operands must have the same element type and target");
+  static_assert(((std::is_same_v<detail::bare_t<Rest>, matmul_variant>) && ...),
+                "ufunc::matmul on a sharded A takes a ufunc::matmul_variant only (no out, no stream)");
+  const array_view<const T, Tg> vb(b);
+  if (a.ndim() < 2 || vb.shape().size() != 2 || a.shape()[a.ndim() - 1] != vb.shape()[0])
+    throw shape_error("ufunc::matmul: a sharded A of shape " + a.shape().str() +
+                      " (rank >= 2, sharded along axis 0) needs a 2-D B with " +
+                      (a.ndim() >= 1 ? std::to_string(a.shape()[a.ndim() - 1]) : std::string("its last extent")) +
+                      " rows, not shape " + vb.shape().str());
+  detail::check_devices<Tg>(a.devices(), "ufunc::matmul");
+  detail::controls ctl = detail::read_controls(rest...);
+  detail::check_variant<Tg>("matmul", ctl.mm_variant,
+                            detail::linalg_registry<Tg>::template matmul_variants_for<T>(), " for this element type");
+  const std::vector<int>& ids = a.devices().ids();
+  const auto bs = detail::replicate<T, Tg>(vb, ids);
+  auto res = detail::for_each_shard<Tg>(ids, [&](int i, stream_ref st) {
+    return ufunc::matmul(a.shard(i), bs.at(i), ctl.mm_variant, st);
+  });
+  return sharded_array<T, Tg>::from_shards(a.devices(), std::move(res));
+}
+
+}  // namespace ufunc

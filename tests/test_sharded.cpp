@@ -1,0 +1,442 @@
+// Sharded arrays (issue 22): every operation on a sharded array against the
+// same operation on the unsharded array, on fresh random data. The host target
+// runs with 1, 2, 3 and 4 host shards (ids only label shards there), uneven
+// splits (7 rows over 3), 0-row shards (2 rows over 3), shape (1,) and 3-D
+// arrays; in a CUDA build the device target runs over every visible GPU and
+// over GPU 0 alone (with one GPU both are one shard, and each result is still
+// checked against the unsharded call). Elementwise results and integer
+// reductions must be equal bit for bit; float sums within the documented bound;
+// matmul of small-integer floats exactly (every order of the sum is exact).
+#include "test_support.hpp"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+using ufunc::index_t;
+
+namespace {
+
+using host = ufunc::target::host;
+
+template <class T>
+std::vector<T> host_of(const ufunc::sharded_array<T, host>& a) {
+  return a.to_host();
+}
+
+/// The unsharded copy of host data, on target Tg.
+template <class Tg, class T>
+ufunc::array<T, Tg> plain(const std::vector<T>& h, const ufunc::shape& s) {
+  return ufunc::asarray<Tg>(h, s);
+}
+
+/// The device sets each target is tested with.
+template <class Tg>
+std::vector<ufunc::device_set> sets() {
+  if constexpr (std::is_same_v<Tg, host>) {
+    return {ufunc::device_set{0}, ufunc::device_set{0, 1}, ufunc::device_set{0, 1, 2}, ufunc::device_set{5, 2, 9, 3}};
+  } else {
+    return {ufunc::device_set{0}, ufunc::device_set()};
+  }
+}
+
+const std::vector<ufunc::shape>& shapes() {
+  static const std::vector<ufunc::shape> s{ufunc::shape{7, 3}, ufunc::shape{1}, ufunc::shape{5},
+                                           ufunc::shape{2, 5}, ufunc::shape{4, 2, 3}, ufunc::shape{9, 1}};
+  return s;
+}
+
+std::string what(const ufunc::device_set& d, const ufunc::shape& s) { return s.str() + " over " + d.str(); }
+
+template <class Tg>
+void elementwise_case(const ufunc::device_set& d, const ufunc::shape& s) {
+  INFO(what(d, s));
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto n = static_cast<std::size_t>(s.count());
+  const auto hx = test::random_vector<float>(n, seed), hy = test::random_vector<float>(n, seed + 1);
+  auto f = ufunc::vectorize<Tg>([] UFUNC_HD(float a, float b) { return a * b - expf(a * 0.1f) + b; });
+  const auto x = ufunc::shard<Tg>(hx, s, d), y = ufunc::shard<Tg>(hy, s, d);
+  const auto px = plain<Tg>(hx, s), py = plain<Tg>(hy, s);
+  CHECK(x.shape() == s);
+  CHECK(x.num_shards() == d.size());
+  CHECK(x.to_host() == hx);  // round trip
+  const auto want = f(px, py).to_host();
+  CHECK(f(x, y).to_host() == want);
+  CHECK(f(x, 2.5f).to_host() == f(px, 2.5f).to_host());
+  // A plain operand broadcasting against each shard: the last dims, and with extent 1 on axis 0.
+  if (s.size() >= 2) {
+    std::vector<index_t> tail(s.begin() + 1, s.end()), one(s.begin(), s.end());
+    one[0] = 1;
+    const auto hb = test::random_vector<float>(static_cast<std::size_t>(ufunc::shape(tail).count()), seed + 2);
+    const auto b = plain<Tg>(hb, ufunc::shape(tail)), b1 = plain<Tg>(hb, ufunc::shape(one));
+    CHECK(f(x, b).to_host() == f(px, b).to_host());
+    CHECK(f(b1, x).to_host() == f(b1, px).to_host());
+  }
+  // out: a fresh sharded array, and in place.
+  auto z = ufunc::empty<float, Tg>(s, d);
+  auto& zr = f(x, y, ufunc::out(z));
+  CHECK(&zr == &z);
+  CHECK(z.to_host() == want);
+  auto w = ufunc::shard<Tg>(hx, s, d);
+  f(w, y, ufunc::out(w));
+  CHECK(w.to_host() == want);
+  CHECK(x.to_host() == hx);  // inputs untouched
+}
+
+template <class Tg>
+void float_reduce_case(const ufunc::device_set& d, const ufunc::shape& s) {
+  INFO(what(d, s));
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto n = static_cast<std::size_t>(s.count());
+  const auto hx = test::random_vector<float>(n, seed);
+  const auto x = ufunc::shard<Tg>(hx, s, d);
+  const auto px = plain<Tg>(hx, s);
+  double abs_sum = 0;
+  for (float v : hx) abs_sum += std::fabs(v);
+  // The documented bound: each shard's tree sum, then D partials combined.
+  const double bound = (std::log2(double(n) + 1) + d.size() + 2) * 1.2e-7 * abs_sum;
+  CHECK(std::fabs(double(ufunc::sum(x)) - double(ufunc::sum(px))) <= bound);
+  // min and max are exact in any order.
+  CHECK(ufunc::min(x) == ufunc::min(px));
+  CHECK(ufunc::max(x) == ufunc::max(px));
+  auto sq = ufunc::map_reduce([] UFUNC_HD(float v) { return v * v; }, ufunc::plus{});
+  CHECK(std::fabs(double(sq(x)) - double(sq(px))) <= bound * 20);
+  for (int ax = -s.size(); ax < s.size(); ++ax) {
+    INFO("axis " << ax);
+    const auto got = ufunc::max(x, ufunc::axis(ax)).to_host();
+    CHECK(got == ufunc::max(px, ufunc::axis(ax)).to_host());
+    const auto gs = ufunc::sum(x, ufunc::axis(ax), ufunc::keepdims).to_host();
+    const auto ws = ufunc::sum(px, ufunc::axis(ax), ufunc::keepdims).to_host();
+    REQUIRE(gs.size() == ws.size());
+    for (std::size_t i = 0; i < gs.size(); ++i) CHECK(std::fabs(double(gs[i]) - double(ws[i])) <= bound);
+  }
+}
+
+template <class Tg>
+void int_reduce_case(const ufunc::device_set& d, const ufunc::shape& s) {
+  INFO(what(d, s));
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto n = static_cast<std::size_t>(s.count());
+  const auto hx = test::random_vector<int>(n, seed, -1000, 1000);
+  auto hp = test::random_vector<int>(n, seed + 1, -1, 1);
+  for (auto& v : hp) v = v == 0 ? 1 : v;  // products of +-1: exact, no overflow
+  const auto x = ufunc::shard<Tg>(hx, s, d), xp = ufunc::shard<Tg>(hp, s, d);
+  const auto px = plain<Tg>(hx, s), pp = plain<Tg>(hp, s);
+  CHECK(ufunc::sum(x) == ufunc::sum(px));
+  CHECK(ufunc::prod(xp) == ufunc::prod(pp));
+  CHECK(ufunc::min(x) == ufunc::min(px));
+  CHECK(ufunc::max(x) == ufunc::max(px));
+  auto sq = ufunc::map_reduce([] UFUNC_HD(int v) { return static_cast<long long>(v) * v; }, ufunc::plus{});
+  CHECK(sq(x) == sq(px));
+  // A custom op (no identity) and one with an initial value, which applies once.
+  auto bor_commutative = ufunc::reduce([] UFUNC_HD(int a, int b) { return a | b; });
+  CHECK(bor_commutative(x) == bor_commutative(px));
+  auto sum100 = ufunc::reduce([] UFUNC_HD(long long a, long long b) { return a + b; }, 100LL);
+  CHECK(sum100(x) == sum100(px));
+  auto f = ufunc::vectorize<Tg>([] UFUNC_HD(int a, int b) { return a + b; });
+  CHECK(f.reduce(x).to_host() == f.reduce(px).to_host());  // axis 0, NumPy's default
+  for (int ax = 0; ax < s.size(); ++ax) {
+    INFO("axis " << ax);
+    CHECK(ufunc::sum(x, ufunc::axis(ax)).to_host() == ufunc::sum(px, ufunc::axis(ax)).to_host());
+    CHECK(ufunc::min(x, ufunc::axis(ax), ufunc::keepdims).to_host() ==
+          ufunc::min(px, ufunc::axis(ax), ufunc::keepdims).to_host());
+    CHECK(sum100(x, ufunc::axis(ax)).to_host() == sum100(px, ufunc::axis(ax)).to_host());
+    CHECK(bor_commutative(x, ufunc::axis(ax)).to_host() == bor_commutative(px, ufunc::axis(ax)).to_host());
+    // Along an axis other than 0 the result stays sharded like the input.
+    const auto r = ufunc::sum(x, ufunc::axis(ax));
+    CHECK(r.num_shards() == (ax == 0 ? 1 : d.size()));
+    if (ax == 0) CHECK(r.devices() == ufunc::device_set{d[0]});
+  }
+  if (s.size() >= 2) {
+    CHECK(ufunc::sum(x, ufunc::axes{0, 1}).to_host() == ufunc::sum(px, ufunc::axes{0, 1}).to_host());
+    CHECK(ufunc::max(x, ufunc::axes{1, 0}, ufunc::keepdims).to_host() ==
+          ufunc::max(px, ufunc::axes{1, 0}, ufunc::keepdims).to_host());
+  }
+  CHECK(ufunc::sum(x, ufunc::keepdims).to_host() == ufunc::sum(px, ufunc::keepdims).to_host());
+}
+
+template <class Tg>
+void matmul_case(const ufunc::device_set& d) {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed << " over " << d.str());
+  for (const auto& sa : {ufunc::shape{7, 4}, ufunc::shape{2, 4}, ufunc::shape{3, 5, 4}, ufunc::shape{40, 4}}) {
+    INFO("A " << sa.str());
+    const auto ha = test::random_vector<float>(static_cast<std::size_t>(sa.count()), seed, -4, 4);
+    auto hai = ha;
+    for (auto& v : hai) v = std::round(v);  // small integers: every sum is exact
+    const auto hb = test::random_vector<int>(4 * 6, seed + 1, -3, 3);
+    std::vector<float> hbf(hb.begin(), hb.end());
+    const auto a = ufunc::shard<Tg>(hai, sa, d);
+    const auto pa = plain<Tg>(hai, sa), b = plain<Tg>(hbf, ufunc::shape{4, 6});
+    const auto c = ufunc::matmul(a, b);
+    CHECK(c.rows() == a.rows());
+    CHECK(c.to_host() == ufunc::matmul(pa, b).to_host());
+    // B as a strided view (its transpose's transpose, copied before the broadcast).
+    const auto bt = ufunc::transpose(b);
+    CHECK(ufunc::matmul(a, bt.view().transposed()).to_host() == ufunc::matmul(pa, b).to_host());
+  }
+}
+
+template <class Tg>
+void run_all(const ufunc::device_set& d) {
+  for (const auto& s : shapes()) {
+    elementwise_case<Tg>(d, s);
+    float_reduce_case<Tg>(d, s);
+    int_reduce_case<Tg>(d, s);
+  }
+  matmul_case<Tg>(d);
+}
+
+/// One thread's work for the concurrency case: a sharded call chain checked
+/// against the unsharded one; returns the number of mismatches.
+template <class Tg>
+int thread_case(const ufunc::device_set& d, std::uint64_t seed) {
+  const ufunc::shape s{37, 5};
+  const auto h = test::random_vector<int>(static_cast<std::size_t>(s.count()), seed, -50, 50);
+  auto f = ufunc::vectorize<Tg>([] UFUNC_HD(int a, int b) { return a * b - 3; });
+  int bad = 0;
+  for (int it = 0; it < 20; ++it) {
+    const auto x = ufunc::shard<Tg>(h, s, d);
+    const auto px = plain<Tg>(h, s);
+    bad += f(x, x).to_host() != f(px, px).to_host();
+    bad += ufunc::sum(f(x, 2)) != ufunc::sum(f(px, 2));
+    bad += ufunc::max(x, ufunc::axis(0)).to_host() != ufunc::max(px, ufunc::axis(0)).to_host();
+  }
+  return bad;
+}
+
+template <class Tg>
+void threads_case(const ufunc::device_set& d) {
+  std::atomic<int> bad{0};
+  std::vector<std::thread> ts;
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed << " over " << d.str());
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&, t] {
+      try {
+        bad += thread_case<Tg>(d, seed + static_cast<std::uint64_t>(t));
+      } catch (...) {
+        bad += 1000;
+      }
+    });
+  for (auto& t : ts) t.join();
+  CHECK(bad.load() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("sharded: four host threads driving sharded calls at once (shared streams and communicators)") {
+  threads_case<host>(ufunc::device_set{0, 1, 2});
+#if defined(UFUNC_BACKEND_CUDA)
+  const ufunc::device_set all;
+  if (all.size() == 1 || ufunc::have_nccl) threads_case<ufunc::target::device>(all);
+#endif
+}
+
+TEST_CASE("sharded: the row split and the replication rule (detail/sharded.hpp)") {
+  using ufunc::detail::split_rows;
+  CHECK(split_rows(7, 3) == std::vector<index_t>{3, 2, 2});
+  CHECK(split_rows(6, 2) == std::vector<index_t>{3, 3});
+  CHECK(split_rows(2, 3) == std::vector<index_t>{1, 1, 0});
+  CHECK(split_rows(0, 2) == std::vector<index_t>{0, 0});
+  CHECK(split_rows(1, 1) == std::vector<index_t>{1});
+  CHECK(ufunc::detail::row_offsets({3, 2, 2}) == std::vector<index_t>{0, 3, 5});
+  CHECK_THROWS_AS(split_rows(5, 0), ufunc::value_error);
+  for (index_t n : {0, 1, 5, 1000, 1001}) {
+    for (int dd = 1; dd <= 8; ++dd) {
+      const auto r = split_rows(n, dd);
+      index_t tot = 0;
+      for (auto v : r) tot += v;
+      CHECK(tot == n);
+      CHECK(*std::max_element(r.begin(), r.end()) - *std::min_element(r.begin(), r.end()) <= 1);
+    }
+  }
+  using ufunc::detail::replicable;
+  CHECK(replicable(ufunc::shape{3}, 2));
+  CHECK(replicable(ufunc::shape{1, 3}, 2));
+  CHECK(replicable(ufunc::shape{}, 1));
+  CHECK_FALSE(replicable(ufunc::shape{4, 3}, 2));
+  CHECK_FALSE(replicable(ufunc::shape{1, 4, 3}, 2));
+  CHECK_FALSE(replicable(ufunc::shape{3}, 1));
+  CHECK(replicable(ufunc::shape{1}, 1));
+}
+
+TEST_CASE("sharded: elementwise, reductions and matmul against the unsharded calls, host shards") {
+  for (const auto& d : sets<host>()) run_all<host>(d);
+}
+
+#if defined(UFUNC_BACKEND_CUDA)
+TEST_CASE("sharded: elementwise, reductions and matmul against the unsharded calls, the GPUs present") {
+  using dev = ufunc::target::device;
+  const int n = static_cast<int>(ufunc::devices().size());
+  INFO(n << " GPUs");
+  for (const auto& d : sets<dev>()) {
+    if (d.size() > 1 && !ufunc::have_nccl) continue;  // the error case below
+    run_all<dev>(d);
+  }
+  // Each shard in its own device's memory.
+  const auto x = ufunc::zeros<float, dev>(ufunc::shape{std::max(n, 1) * 3, 2}, ufunc::device_set());
+  for (int i = 0; i < x.num_shards(); ++i) CHECK(ufunc::detail::device_of<dev>(x.shard(i).data()) == x.devices()[i]);
+}
+#endif
+
+TEST_CASE("sharded: factories, from_shards and to_host") {
+  using ufunc::device_set;
+  const device_set d{0, 1, 2};
+  const auto z = ufunc::zeros<int, host>(ufunc::shape{7, 2}, d);
+  CHECK(z.rows() == std::vector<index_t>{3, 2, 2});
+  CHECK(z.to_host() == std::vector<int>(14, 0));
+  const auto f = ufunc::full<double, host>(ufunc::shape{2, 3}, 2.5, d);
+  CHECK(f.rows() == std::vector<index_t>{1, 1, 0});
+  CHECK(f.to_host() == std::vector<double>(6, 2.5));
+  CHECK(f.sharding() == "(2,3) over devices {0,1,2} as rows {1,1,0}");
+  const auto e = ufunc::empty<float, host>(ufunc::shape{4, 2, 3}, d);
+  CHECK(e.shard(0).shape() == ufunc::shape{2, 2, 3});
+  CHECK(e.shard(2).shape() == ufunc::shape{1, 2, 3});
+  // Sharding an array, and a strided view of one.
+  std::vector<float> h(12);
+  for (int i = 0; i < 12; ++i) h[static_cast<std::size_t>(i)] = float(i);
+  const auto a = ufunc::asarray<host>(h, ufunc::shape{3, 4});
+  CHECK(ufunc::shard(a, d).to_host() == h);
+  const auto t = ufunc::shard(a.view().transposed(), device_set{0, 1});
+  CHECK(t.shape() == ufunc::shape{4, 3});
+  CHECK(t.to_host() == ufunc::transpose(a).to_host());
+  // from_shards: any split.
+  std::vector<ufunc::array<float, host>> parts;
+  parts.push_back(ufunc::full<float, host>(ufunc::shape{1, 4}, 1.f));
+  parts.push_back(ufunc::full<float, host>(ufunc::shape{3, 4}, 2.f));
+  const auto u = ufunc::sharded_array<float, host>::from_shards(device_set{0, 1}, std::move(parts));
+  CHECK(u.shape() == ufunc::shape{4, 4});
+  CHECK(u.rows() == std::vector<index_t>{1, 3});
+  CHECK(ufunc::sum(u) == 28.f);
+  std::vector<ufunc::array<float, host>> bad;
+  bad.push_back(ufunc::full<float, host>(ufunc::shape{1, 4}, 1.f));
+  bad.push_back(ufunc::full<float, host>(ufunc::shape{1, 3}, 1.f));
+  using sharded = ufunc::sharded_array<float, host>;
+  CHECK_THROWS_AS(sharded::from_shards(device_set{0, 1}, std::move(bad)), ufunc::shape_error);
+  CHECK_THROWS_AS(ufunc::shard<host>(h, ufunc::shape{5}, d), ufunc::shape_error);
+  CHECK_THROWS_AS((ufunc::empty<float, host>(ufunc::shape{}, d)), ufunc::shape_error);
+}
+
+TEST_CASE("sharded: mismatched shardings and plain operands covering axis 0 are shape_errors naming both") {
+  using ufunc::device_set;
+  auto f = ufunc::vectorize<host>([](float a, float b) { return a + b; });
+  const auto x = ufunc::zeros<float, host>(ufunc::shape{7, 3}, device_set{0, 1, 2});
+  std::vector<ufunc::array<float, host>> parts;
+  parts.push_back(ufunc::zeros<float, host>(ufunc::shape{2, 3}));
+  parts.push_back(ufunc::zeros<float, host>(ufunc::shape{2, 3}));
+  parts.push_back(ufunc::zeros<float, host>(ufunc::shape{3, 3}));
+  const auto y = ufunc::sharded_array<float, host>::from_shards(device_set{0, 1, 2}, std::move(parts));
+  const auto other = ufunc::zeros<float, host>(ufunc::shape{7, 3}, device_set{0, 1, 3});
+  auto message = [](auto&& call) {
+    try {
+      call();
+    } catch (const ufunc::shape_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no shape_error");
+  };
+  const std::string m1 = message([&] { (void)f(x, y); });
+  CHECK(m1.find("rows {3,2,2}") != std::string::npos);
+  CHECK(m1.find("rows {2,2,3}") != std::string::npos);
+  const std::string m2 = message([&] { (void)f(x, other); });
+  CHECK(m2.find("devices {0,1,2}") != std::string::npos);
+  CHECK(m2.find("devices {0,1,3}") != std::string::npos);
+  auto z = ufunc::empty<float, host>(ufunc::shape{7, 3}, device_set{0, 1});
+  CHECK(message([&] { (void)f(x, x, ufunc::out(z)); }).find("rows {4,3}") != std::string::npos);
+  // A plain array with the full axis 0 is not replicated.
+  const auto p = ufunc::zeros<float, host>(ufunc::shape{7, 3});
+  CHECK(message([&] { (void)f(x, p); }).find("cannot be replicated") != std::string::npos);
+  CHECK(message([&] { (void)ufunc::matmul(x, p); }).find("(7,3)") != std::string::npos);
+  CHECK_THROWS_AS(ufunc::sum(x, ufunc::axis(2)), ufunc::shape_error);
+}
+
+TEST_CASE("sharded: device sets out of range, repeated or empty, and several GPUs without NCCL") {
+  using ufunc::device_set;
+  CHECK_THROWS_AS((ufunc::zeros<float, host>(ufunc::shape{4}, device_set{-1})), ufunc::value_error);
+  CHECK_THROWS_AS((ufunc::zeros<float, host>(ufunc::shape{4}, device_set{1, 1})), ufunc::value_error);
+  CHECK_THROWS_AS((ufunc::zeros<float, host>(ufunc::shape{4}, device_set(std::vector<int>{}))), ufunc::value_error);
+#if defined(UFUNC_BACKEND_CUDA)
+  using dev = ufunc::target::device;
+  const int n = static_cast<int>(ufunc::devices().size());
+  CHECK_THROWS_AS((ufunc::zeros<float, dev>(ufunc::shape{4}, device_set{n})), ufunc::value_error);
+  CHECK_THROWS_AS((ufunc::shard<dev>(std::vector<float>(4), device_set{0, n + 3})), ufunc::value_error);
+  if (n >= 2 && !ufunc::have_nccl) {
+    try {
+      (void)ufunc::zeros<float, dev>(ufunc::shape{4}, device_set{0, 1});
+      FAIL("no error for two GPUs without NCCL");
+    } catch (const ufunc::value_error& e) {
+      CHECK(std::string(e.what()).find("NCCL") != std::string::npos);
+    }
+  }
+#endif
+}
+
+#if defined(UFUNC_TESTING)
+namespace {
+/// Fails each allocation of `call` in turn: every one must throw out_of_memory,
+/// leave no allocation alive and the input as it was; then the call succeeds.
+template <class Call>
+void every_allocation_fails(const char* name, const std::vector<float>& input_now_ref,
+                            const std::function<std::vector<float>()>& input_now, Call&& call) {
+  namespace alloc = ufunc::detail::testing;
+  INFO(name);
+  (void)call();
+  const long long live0 = alloc::live_allocations();
+  const long long a0 = alloc::allocation_attempts();
+  (void)call();
+  const long long n = alloc::allocation_attempts() - a0;
+  CHECK(n >= 1);
+  CHECK(alloc::live_allocations() == live0);
+  for (long long k = 1; k <= n; ++k) {
+    INFO("allocation " << k << " of " << n << " refused");
+    alloc::set_allocation_limit(k);
+    bool threw = false;
+    try {
+      (void)call();
+    } catch (const ufunc::out_of_memory&) {
+      threw = true;
+    }
+    alloc::clear_allocation_limit();
+    CHECK(threw);
+    CHECK(alloc::live_allocations() == live0);
+    CHECK(input_now() == input_now_ref);
+  }
+}
+}  // namespace
+
+TEST_CASE("sharded: out_of_memory on any allocation of a sharded call frees everything and leaves the inputs") {
+  using ufunc::device_set;
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto hx = test::random_vector<float>(7 * 5, seed);
+  const device_set d{0, 1, 2};
+  const auto x = ufunc::shard<host>(hx, ufunc::shape{7, 5}, d);
+  const auto b = ufunc::asarray<host>(test::random_vector<float>(5 * 3, seed + 1), ufunc::shape{5, 3});
+  auto f = ufunc::vectorize<host>([](float a, float c) { return a * c; });
+  auto now = [&] { return x.to_host(); };
+  every_allocation_fails("elementwise", hx, now, [&] { return f(x, 3.f).to_host(); });
+  every_allocation_fails("sum over axis 0", hx, now, [&] { return ufunc::sum(x, ufunc::axis(0)).to_host(); });
+  every_allocation_fails("max over axis 1", hx, now, [&] { return ufunc::max(x, ufunc::axis(1)).to_host(); });
+  every_allocation_fails("whole sum", hx, now, [&] { return std::vector<float>{ufunc::sum(x)}; });
+  every_allocation_fails("matmul", hx, now, [&] { return ufunc::matmul(x, b).to_host(); });
+  every_allocation_fails("shard", hx, now, [&] { return ufunc::shard<host>(hx, ufunc::shape{7, 5}, d).to_host(); });
+#if defined(UFUNC_BACKEND_CUDA)
+  using dev = ufunc::target::device;
+  const device_set all;
+  if (all.size() == 1 || ufunc::have_nccl) {
+    const auto xd = ufunc::shard<dev>(hx, ufunc::shape{7, 5}, all);
+    auto fd = ufunc::vectorize<dev>([] UFUNC_HD(float a, float c) { return a * c; });
+    auto nowd = [&] { return xd.to_host(); };
+    every_allocation_fails("device elementwise", hx, nowd, [&] { return fd(xd, 3.f).to_host(); });
+    every_allocation_fails("device sum over axis 0", hx, nowd, [&] { return ufunc::sum(xd, ufunc::axis(0)).to_host(); });
+    every_allocation_fails("device whole sum", hx, nowd, [&] { return std::vector<float>{ufunc::sum(xd)}; });
+  }
+#endif
+}
+#endif
