@@ -7,8 +7,10 @@
 #   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the
 #      unit tests (without the >2^31-element cases) and the examples, each tool
 #      in SAN_SHARDS ranges of test cases, tools spread over the GPUs.
-# Logs go to $LOGS: progress.log (this), build.log, unit.log, examples.log,
-# bench.log, sanitize.log; `done` holds the verdict.
+# With STEPS naming "multi" and two GPUs or more, first (machine otherwise idle):
+# the sharded test cases with every GPU visible, example_multi_gpu, bench_multi_gpu.
+# Logs go to $LOGS: progress.log (this), build.log, multi.log, unit.log,
+# examples.log, bench.log, sanitize.log; `done` holds the verdict.
 #   env: STEPS (default "build test bench sanitize"), BENCHES, TESTS (doctest
 #   filter), SAN_SHARDS (3), UFUNC_STRESS_ITERS under the sanitizers (200);
 #   TEST_BIN (default ufunc_tests; another, e.g. ufunc_subset_tests with
@@ -44,6 +46,20 @@ if want build; then
       sort -rn | head -20; } | tee -a "$LOGS/build.log"
   [ $status -eq 0 ] || finish "BUILD FAILED"
 fi
+
+run_multi() {  # every GPU visible, nothing else running: the sharded cases, example and bench
+  say "multi-GPU: sharded tests, example_multi_gpu, bench_multi_gpu on $ngpu GPUs"
+  export NCCL_NVLS_ENABLE=0
+  "$BUILD/tests/$TEST_BIN" --test-case='*shard*' > "$LOGS/multi.log" 2>&1 || echo "SHARDED TESTS FAILED" >> "$LOGS/multi.log"
+  tail -4 "$LOGS/multi.log"
+  for exe in "$BUILD/examples/example_multi_gpu" "$BUILD/bench/bench_multi_gpu"; do
+    [ -x "$exe" ] || continue
+    echo "######## $(basename "$exe")" >> "$LOGS/multi.log"
+    BENCH_SWEEP=0 timeout 500 "$exe" >> "$LOGS/multi.log" 2>&1 || echo "$(basename "$exe"): FAILED rc=$?" >> "$LOGS/multi.log"
+  done
+  grep -E "FAILED|ratio|target|PASS|FAIL" "$LOGS/multi.log" | tail -30
+  grep -q "FAILED" "$LOGS/multi.log" && status=1
+}
 
 run_tests() {  # unit tests, bounds tests, README example and every example
   local args=()
@@ -93,6 +109,9 @@ run_sanitizers() {  # $1: the GPU of the first tool group, $2: that of the secon
   say "sanitizers done"
   return $rc
 }
+# The multi-GPU step first, on an idle machine (STEPS names "multi"; two GPUs or more).
+if want multi && [ "$ngpu" -ge 2 ]; then run_multi; fi
+
 if want sanitize && [ "${SAN_EARLY:-0}" = 1 ] && [ "$ngpu" -ge 2 ]; then
   # SAN_EARLY=1 with two GPUs: every tool on the last GPU while the tests and
   # benchmarks run (benchmarks on GPU 0; set OMP_NUM_THREADS to leave cores free).
