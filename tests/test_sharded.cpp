@@ -1,4 +1,4 @@
-// Sharded arrays (issue 22): every operation on a sharded array against the
+// Sharded arrays (issue 22): every operation (lazy expressions too) on a sharded array against the
 // same operation on the unsharded array, on fresh random data. The host target
 // runs with 1, 2, 3 and 4 host shards (ids only label shards there), uneven
 // splits (7 rows over 3), 0-row shards (2 rows over 3), shape (1,) and 3-D
@@ -182,9 +182,75 @@ void matmul_case(const ufunc::device_set& d) {
   }
 }
 
+/// Lazy expressions over sharded arrays: f.lazy, nested nodes, ufunc::lazy and
+/// the C++ operators, evaluate (new and into a sharded out), an eager call and
+/// reductions with a sharded expression among the inputs, a replicated row, an
+/// owned rvalue shard set; each against the same expression of the unsharded
+/// arrays (per element the same fused function: bit for bit; sums within the bound).
+template <class Tg>
+void lazy_case(const ufunc::device_set& d, const ufunc::shape& s) {
+  INFO("lazy " << what(d, s));
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto n = static_cast<std::size_t>(s.count());
+  const auto hx = test::random_vector<float>(n, seed), hy = test::random_vector<float>(n, seed + 1);
+  auto hz = test::random_vector<float>(n, seed + 2);
+  for (auto& v : hz) v = v < 0 ? v - 0.5f : v + 0.5f;  // divisors away from 0
+  auto f = ufunc::vectorize<Tg>([] UFUNC_HD(float a, float b) { return a * b - expf(a * 0.1f) + b; });
+  auto g = ufunc::vectorize<Tg>([] UFUNC_HD(float a, float c) { return a * c + 1.0f; });
+  const auto x = ufunc::shard<Tg>(hx, s, d), y = ufunc::shard<Tg>(hy, s, d), z = ufunc::shard<Tg>(hz, s, d);
+  const auto px = plain<Tg>(hx, s), py = plain<Tg>(hy, s), pz = plain<Tg>(hz, s);
+  // Nested f.lazy nodes with a scalar.
+  const auto e = g.lazy(f.lazy(x, y), 0.5f);
+  CHECK(e.shape() == s);
+  const auto want = ufunc::evaluate(g.lazy(f.lazy(px, py), 0.5f)).to_host();
+  const auto got = ufunc::evaluate(e);
+  CHECK(got.devices() == d);
+  CHECK(got.to_host() == want);
+  // ufunc::lazy and the operators, into a sharded out.
+  const auto e2 = (ufunc::lazy(x) * 2.0f + y) / z - f.lazy(x, y);
+  const auto want2 = ufunc::evaluate((ufunc::lazy(px) * 2.0f + py) / pz - f.lazy(px, py)).to_host();
+  auto o = ufunc::empty<float, Tg>(s, d);
+  auto& orf = ufunc::evaluate(e2, ufunc::out(o));
+  CHECK(&orf == &o);
+  CHECK(o.to_host() == want2);
+  CHECK(ufunc::evaluate(-e2).to_host() == ufunc::evaluate(-((ufunc::lazy(px) * 2.0f + py) / pz - f.lazy(px, py))).to_host());
+  // An eager call with a sharded expression among its inputs: one fused call per shard.
+  CHECK(g(f.lazy(x, y), z).to_host() == g(f.lazy(px, py), pz).to_host());
+  // A named plain row, replicated to the devices when the expression runs.
+  if (s.size() >= 2) {
+    std::vector<index_t> tail(s.begin() + 1, s.end());
+    const auto hb = test::random_vector<float>(static_cast<std::size_t>(ufunc::shape(tail).count()), seed + 3);
+    const auto b = plain<Tg>(hb, ufunc::shape(tail));
+    CHECK(ufunc::evaluate(f.lazy(x, b) * 3.0f).to_host() == ufunc::evaluate(f.lazy(px, b) * 3.0f).to_host());
+  }
+  // An rvalue sharded array, owned by the expression (evaluated after the statement that made it).
+  const auto e3 = f.lazy(ufunc::shard<Tg>(hz, s, d), y);
+  CHECK(ufunc::evaluate(e3).to_host() == f(pz, py).to_host());
+  // Reductions of a sharded expression: whole and along the last axis.
+  double abs_sum = 0;
+  for (float v : want) abs_sum += std::fabs(v);
+  const double bound = (std::log2(double(n) + 1) + d.size() + 2) * 1.2e-7 * abs_sum;
+  CHECK(std::fabs(double(ufunc::sum(e)) - double(ufunc::sum(g.lazy(f.lazy(px, py), 0.5f)))) <= bound);
+  CHECK(ufunc::max(e) == ufunc::max(g.lazy(f.lazy(px, py), 0.5f)));
+  const int last = static_cast<int>(s.size()) - 1;
+  const auto gs = ufunc::sum(e, ufunc::axis(last)).to_host();
+  const auto ws = ufunc::sum(g.lazy(f.lazy(px, py), 0.5f), ufunc::axis(last)).to_host();
+  REQUIRE(gs.size() == ws.size());
+  for (std::size_t i = 0; i < gs.size(); ++i) CHECK(std::fabs(double(gs[i]) - double(ws[i])) <= bound);
+  CHECK(x.to_host() == hx);  // inputs untouched
+  // Shardings that differ are refused when the expression is built.
+  if (d.size() > 1) {
+    const auto y1 = ufunc::shard<Tg>(hy, s, ufunc::device_set{d[0]});
+    CHECK_THROWS_AS(f.lazy(x, y1), ufunc::shape_error);
+    CHECK_THROWS_AS(ufunc::lazy(x) + y1, ufunc::shape_error);
+  }
+}
+
 template <class Tg>
 void run_all(const ufunc::device_set& d) {
   for (const auto& s : shapes()) {
+    lazy_case<Tg>(d, s);
     elementwise_case<Tg>(d, s);
     float_reduce_case<Tg>(d, s);
     int_reduce_case<Tg>(d, s);

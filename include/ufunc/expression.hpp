@@ -275,7 +275,8 @@ auto as_expression(A&& a) {
 
 namespace detail {
 template <class A, class B>
-inline constexpr bool either_expression = is_expression_v<A> || is_expression_v<B>;
+inline constexpr bool either_expression =
+    (is_expression_v<A> || is_expression_v<B>) && !is_sharded_operand_v<A> && !is_sharded_operand_v<B>;
 }  // namespace detail
 
 /// The C++ operators on expressions (at least one operand an expression, the
@@ -306,7 +307,7 @@ auto operator-(A&& a) {
 /// operators build expressions from it: `ufunc::lazy(x) * b + 1.0f`. An rvalue
 /// array is owned by the expression; a named one must outlive its evaluation.
 /// An expression is returned as it is.
-template <class A>
+template <class A, std::enable_if_t<!detail::is_sharded_operand_v<A>, int> = 0>
 auto lazy(A&& x) {
   return detail::as_expression(std::forward<A>(x));
 }

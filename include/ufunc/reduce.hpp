@@ -102,7 +102,7 @@ class reducer {
     const detail::controls o = detail::read_controls(args...);
     auto outs = detail::out_views(args...);
     static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc reduction: out(...) takes one array (a reduction has one result)");
-    if constexpr ((detail::is_sharded<detail::bare_t<Args>>::value || ...)) {
+    if constexpr ((detail::is_sharded_operand_v<Args> || ...)) {
       // Sharded inputs: each shard reduced on its device, partials combined (sharded.hpp).
       return detail::sharded_ops<detail::bare_t<Args>...>::reduce(*this, std::forward<Args>(args)...);
     } else {

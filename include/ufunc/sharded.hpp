@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -27,6 +28,7 @@
 #include "detail/sharded.hpp"
 #include "error.hpp"
 #include "full.hpp"
+#include "lazy.hpp"
 #include "matmul.hpp"
 #include "ops.hpp"
 #include "out.hpp"
@@ -261,6 +263,33 @@ replica<T, Target> replicate(array_view<const T, Target> v, const std::vector<in
 
 // ---- arguments of a sharded call --------------------------------------------
 
+/// A sharded array named in a lazy expression over sharded arrays: held by
+/// pointer (a named array must outlive the evaluation, as in ufunc::lazy) or,
+/// for an rvalue, owned (shared by the copies of the expression).
+template <class S>
+struct sharded_leaf {
+  std::shared_ptr<const S> own;
+  const S* a = nullptr;
+};
+template <class P>
+struct is_sharded_leaf : std::false_type {};
+template <class S>
+struct is_sharded_leaf<sharded_leaf<S>> : std::true_type {};
+
+/// A sharded expression as prepared for the per-shard calls: its plain arrays
+/// replicated, its sharded leaves and maker referred to; pick_arg(p, i) builds
+/// shard i's ordinary expression (expression.hpp) from it.
+template <class Maker, class... P>
+struct prepared_expr {
+  const Maker* maker;
+  std::tuple<P...> args;
+};
+template <class P>
+struct is_prepared_expr : std::false_type {};
+template <class M, class... P>
+struct is_prepared_expr<prepared_expr<M, P...>> : std::true_type {};
+
+
 /// A sharded input as prepared for the per-shard calls.
 template <class S>
 struct sharded_in {
@@ -288,7 +317,8 @@ constexpr void check_sharded_arg() {
                 "ufunc: a call on sharded arrays takes no host containers (std::vector, pinned_array): shard "
                 "them (ufunc::shard) or copy them to a device array");
   static_assert(!is_expression_v<B>,
-                "ufunc: lazy expressions over sharded arrays are not supported; call the ufuncs eagerly");
+                "ufunc: a plain lazy expression cannot mix with sharded arrays (its arrays are not sharded): build "
+                "the expression from the sharded arrays (f.lazy(x, ...), ufunc::lazy(x) * ...)");
   static_assert(core_of<B>::value == 0, "ufunc: ufunc::vec<D> inputs of sharded arrays are not supported");
 }
 
@@ -303,6 +333,15 @@ auto prepare_arg(const A& a, const std::vector<int>& ids) {
   using B = bare_t<A>;
   if constexpr (is_sharded<B>::value) {
     return sharded_in<B>{&a};
+  } else if constexpr (is_sharded_leaf<B>::value) {
+    return sharded_in<bare_t<decltype(*a.a)>>{a.a};
+  } else if constexpr (is_sharded_expr<B>::value) {
+    return std::apply(
+        [&](const auto&... x) {
+          return prepared_expr<typename B::maker_type, decltype(prepare_arg(x, ids))...>{
+              &a.maker(), std::make_tuple(prepare_arg(x, ids)...)};
+        },
+        a.args());
   } else if constexpr (is_out<B>::value) {
     static_assert(all_sharded_outs(static_cast<const B*>(nullptr)),
                   "ufunc: the out(...) of a call on sharded arrays must be sharded arrays");
@@ -322,6 +361,8 @@ decltype(auto) pick_arg(P& p, int i) {
     return static_cast<const typename std::remove_pointer_t<decltype(p.a)>::shard_type&>(p.a->shard(i));
   } else if constexpr (is_replica_v<P>) {
     return p.at(i);
+  } else if constexpr (is_prepared_expr<P>::value) {  // shard i's expression (a new node, owned by the caller)
+    return std::apply([&](auto&... q) { return (*p.maker)(pick_arg(q, i)...); }, p.args);
   } else if constexpr (is_out<P>::value) {
     return std::apply([i](auto... so) { return ufunc::out(so.array->shard(i)...); }, p.views);
   } else {
@@ -345,10 +386,31 @@ template <class S, class... R>
 struct sharded_target<out_t<sharded_out<S>>, R...> {
   using type = typename S::target_type;
 };
+template <class M, class... A, class... R>
+struct sharded_target<sharded_expression<M, A...>, R...> {
+  using type = typename sharded_expression<M, A...>::target_type;
+};
+template <class S, class... R>
+struct sharded_target<sharded_leaf<S>, R...> {
+  using type = typename S::target_type;
+};
 template <>
 struct sharded_target<> {
   using type = void;
 };
+
+/// visit(x) for every operand of a call, looking through sharded expressions
+/// to their leaves (the sharded arrays, plain arrays and scalars they hold).
+template <class V, class X>
+void visit_leaves(V& visit, const X& x) {
+  using B = bare_t<X>;
+  if constexpr (is_sharded_expr<B>::value)
+    std::apply([&](const auto&... a) { (visit_leaves(visit, a), ...); }, x.args());
+  else if constexpr (is_sharded_leaf<B>::value)
+    visit(*x.a);
+  else
+    visit(x);
+}
 
 /// What a sharded call runs over, found (and checked) before any work.
 struct sharded_plan {
@@ -398,7 +460,7 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
       plains.emplace_back(x.shape(), "");
     }
   };
-  (visit(a), ...);
+  (visit_leaves(visit, a), ...);
   if (!have) throw shape_error(std::string(name) + ": no sharded operand");
   for (const auto& pl : plains)
     if (!replicable(pl.first, p.rank))
@@ -517,8 +579,117 @@ struct reducer_parts<reducer<AccO, Map, Op, Init, Kind>> {
   using kind = Kind;
 };
 
+// ---- lazy expressions over sharded arrays ------------------------------------
+
+/// The makers of a sharded expression's node: called on shard i's operands
+/// (views of its shards, replicas, shard i's sub-expressions, scalars), each
+/// returns shard i's ordinary expression node (expression.hpp).
+template <class Target, class F>
+struct lazy_maker {  // f.lazy(...)
+  vectorized<Target, F> f;
+  template <class... X>
+  auto operator()(X&&... x) const {
+    return f.lazy(std::forward<X>(x)...);
+  }
+};
+template <class Op>
+struct node_maker {  // the C++ operators
+  const char* name;
+  template <class... X>
+  auto operator()(X&&... x) const {
+    return make_node<void>(Op{}, name, std::forward<X>(x)...);
+  }
+};
+struct leaf_maker {  // ufunc::lazy(x)
+  template <class X>
+  auto operator()(X&& x) const {
+    return ufunc::lazy(std::forward<X>(x));
+  }
+};
+
+/// An operand of a sharded expression as it holds it: a sharded array by
+/// pointer (named) or owned (rvalue); a sharded sub-expression by value; a
+/// plain array as a view (named: replicated to the devices when it runs); a
+/// scalar by value.
+template <class A>
+auto sharded_part(A&& a) {
+  using B = bare_t<A>;
+  static_assert(!is_expression_v<B>,
+                "ufunc: a lazy expression over sharded arrays cannot take a plain expression (its arrays are not "
+                "sharded): build it from sharded arrays, or evaluate it first");
+  static_assert(!is_out<B>::value && !is_stream_v<B>, "ufunc: a lazy call takes inputs only");
+  check_sharded_arg<A>();
+  if constexpr (is_sharded<B>::value) {
+    if constexpr (std::is_lvalue_reference_v<A>) {
+      return sharded_leaf<B>{nullptr, &a};
+    } else {
+      auto own = std::make_shared<const B>(std::move(a));
+      const B* q = own.get();
+      return sharded_leaf<B>{std::move(own), q};
+    }
+  } else if constexpr (is_sharded_expr<B>::value) {
+    return B(std::forward<A>(a));
+  } else if constexpr (arg_traits<B>::is_array) {
+    static_assert(std::is_lvalue_reference_v<A> || is_view<B>::value,
+                  "ufunc: a plain array in a lazy expression over sharded arrays must be a named array (it is "
+                  "replicated to every device when the expression runs, and must live until then)");
+    using T = typename arg_traits<B>::value_type;
+    return array_view<const T, typename arg_traits<B>::target_type>(a);
+  } else {
+    return B(std::forward<A>(a));  // a scalar
+  }
+}
+
+template <class Maker, class... X>
+auto sharded_node(Maker m, const char* name, X&&... x) {
+  return sharded_expression<Maker, decltype(sharded_part(std::forward<X>(x)))...>(std::move(m), name,
+                                                                                  sharded_part(std::forward<X>(x))...);
+}
+
+/// Operands of a C++ operator that builds a sharded expression: a sharded
+/// operand, and an expression (sharded or not: a plain one is refused) among them.
+template <class A, class B>
+inline constexpr bool sharded_operator_args =
+    (is_sharded_operand_v<A> || is_sharded_operand_v<B>) &&
+    (is_sharded_expr<bare_t<A>>::value || is_sharded_expr<bare_t<B>>::value || is_expression_v<A> || is_expression_v<B>);
+
 template <class... A>
 struct sharded_ops {
+  /// f.lazy(args...) with sharded operands: a sharded expression (nothing runs;
+  /// shapes and shardings are checked now).
+  template <class Target, class F, class... Args>
+  static auto lazy(const vectorized<Target, F>& f, Args&&... args) {
+    auto e = sharded_node(lazy_maker<Target, F>{f}, f.name(), std::forward<Args>(args)...);
+    static_assert(std::is_same_v<typename decltype(e)::target_type, Target>,
+                  "f.lazy: the sharded arrays must live in the ufunc's target memory");
+    return e;
+  }
+
+  /// ufunc::evaluate(e, out?, unsafe_cast?) of a sharded expression: shard i's
+  /// expression evaluated on device i (one fused kernel per shard).
+  template <class E, class... C>
+  static decltype(auto) evaluate(const E& e, C&&... c) {
+    (check_sharded_arg<C>(), ...);
+    constexpr bool has_out = (is_out<bare_t<C>>::value || ...);
+    using Target = typename E::target_type;
+    const sharded_plan p = plan_sharded("ufunc::evaluate", e, c...);
+    check_devices<Target>(p.devices, "ufunc::evaluate");
+    const std::vector<int>& ids = p.devices.ids();
+    auto pe = prepare_arg(e, ids);
+    auto pc = std::make_tuple(prepare_arg(c, ids)...);
+    auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+      return std::apply([&](auto&... q) { return ufunc::evaluate(pick_arg(pe, i), pick_arg(q, i)..., st); }, pc);
+    });
+    if constexpr (has_out) {
+      return first_out(c...);
+    } else {
+      using Arr = typename decltype(res)::value_type;
+      static_assert(arg_traits<Arr>::is_array,
+                    "ufunc: functions with several outputs are not supported on sharded arrays");
+      return sharded_array<typename Arr::value_type, Target>::from_shards(p.devices, std::move(res));
+    }
+  }
+
   /// f(args...) with sharded operands: f on every shard (sharded_array.hpp).
   template <class Target, class F, class... Args>
   static decltype(auto) call(const vectorized<Target, F>& f, Args&&... args) {
@@ -633,6 +804,90 @@ struct sharded_ops {
 };
 
 }  // namespace detail
+
+// ---- lazy expressions over sharded arrays ------------------------------------
+
+/// A lazy expression over sharded arrays: `f.lazy(x, ...)`, `ufunc::lazy(x)` or
+/// a C++ operator with a sharded array `x` among the operands (alike sharded
+/// arrays, scalars, named plain arrays that broadcast against a shard, other
+/// sharded expressions). Nothing runs when it is built; shapes and shardings
+/// are checked then (shape_error naming the function). `ufunc::evaluate(e)`
+/// (or `evaluate(e, ufunc::out(y))` with y sharded alike), an eager call or a
+/// reduction given `e` builds shard i's ordinary expression on device i and
+/// runs it there: one fused kernel per shard, no intermediate arrays. Named
+/// sharded and plain arrays are held by reference and must outlive the
+/// evaluations; rvalue sharded arrays are owned by the expression.
+template <class Maker, class... A>
+class sharded_expression {
+ public:
+  using maker_type = Maker;
+  using target_type = typename detail::sharded_target<A...>::type;
+
+  sharded_expression(Maker m, const char* name, A... args)
+      : maker_(std::move(m)), name_(name), args_(std::move(args)...) {
+    shape_ = std::apply([&](const auto&... x) { return detail::plan_sharded(name_, x...); }, args_).bshape;
+  }
+  /// The global shape of the result.
+  const ufunc::shape& shape() const noexcept { return shape_; }
+  const char* name() const noexcept { return name_; }
+  const Maker& maker() const noexcept { return maker_; }
+  const std::tuple<A...>& args() const noexcept { return args_; }
+
+ private:
+  Maker maker_;
+  const char* name_;
+  std::tuple<A...> args_;
+  ufunc::shape shape_;
+};
+
+/// Evaluates a sharded expression: a new sharded_array sharded like its
+/// operands, or written into `ufunc::out(y)` (y sharded alike, of the
+/// expression's shape; returned). Also `ufunc::unsafe_cast`; no stream (each
+/// device runs on its sharded stream). Returns when every device is done.
+template <class E, class... C, std::enable_if_t<detail::is_sharded_expr<detail::bare_t<E>>::value, int> = 0>
+decltype(auto) evaluate(const E& e, C&&... c) {
+  using parsed = detail::call_args<detail::c_out | detail::c_unsafe_cast, detail::bare_t<C>...>;
+  UFUNC_CHECK_TRAILING(parsed, "ufunc::evaluate of a sharded expression",
+                       "ufunc::out(...) of sharded arrays and ufunc::unsafe_cast (no stream)");
+  return detail::sharded_ops<detail::bare_t<E>>::evaluate(e, std::forward<C>(c)...);
+}
+
+/// A sharded array as a leaf expression (`ufunc::lazy(x) * 2.0f + y`); a
+/// sharded expression is returned as it is.
+template <class A, std::enable_if_t<detail::is_sharded_operand_v<A>, int> = 0>
+auto lazy(A&& x) {
+  if constexpr (detail::is_sharded_expr<detail::bare_t<A>>::value)
+    return detail::bare_t<A>(std::forward<A>(x));
+  else
+    return detail::sharded_node(detail::leaf_maker{}, "lazy", std::forward<A>(x));
+}
+
+/// The C++ operators with a sharded operand and an expression among their
+/// operands: a sharded expression node.
+template <class A, class B, std::enable_if_t<detail::sharded_operator_args<A, B>, int> = 0>
+auto operator+(A&& a, B&& b) {
+  return detail::sharded_node(detail::node_maker<detail::expr_add>{"operator+"}, "operator+", std::forward<A>(a),
+                              std::forward<B>(b));
+}
+template <class A, class B, std::enable_if_t<detail::sharded_operator_args<A, B>, int> = 0>
+auto operator-(A&& a, B&& b) {
+  return detail::sharded_node(detail::node_maker<detail::expr_sub>{"operator-"}, "operator-", std::forward<A>(a),
+                              std::forward<B>(b));
+}
+template <class A, class B, std::enable_if_t<detail::sharded_operator_args<A, B>, int> = 0>
+auto operator*(A&& a, B&& b) {
+  return detail::sharded_node(detail::node_maker<detail::expr_mul>{"operator*"}, "operator*", std::forward<A>(a),
+                              std::forward<B>(b));
+}
+template <class A, class B, std::enable_if_t<detail::sharded_operator_args<A, B>, int> = 0>
+auto operator/(A&& a, B&& b) {
+  return detail::sharded_node(detail::node_maker<detail::expr_div>{"operator/"}, "operator/", std::forward<A>(a),
+                              std::forward<B>(b));
+}
+template <class A, std::enable_if_t<detail::is_sharded_expr<detail::bare_t<A>>::value, int> = 0>
+auto operator-(A&& a) {
+  return detail::sharded_node(detail::node_maker<detail::expr_neg>{"operator-"}, "operator-", std::forward<A>(a));
+}
 
 // ---- factories ---------------------------------------------------------------
 

@@ -128,7 +128,7 @@ class vectorized {
         detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<Args>...>;
     static_assert(parsed::nin >= 1, "ufunc call: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...), ufunc::unsafe_cast and a stream");
-    constexpr bool sharded = ((detail::is_sharded<detail::bare_t<Args>>::value || detail::sharded_out_arg<Args>()) || ...);
+    constexpr bool sharded = ((detail::is_sharded_operand_v<Args> || detail::sharded_out_arg<Args>()) || ...);
     if constexpr (sharded) {
       // Sharded operands: f on every shard, one stream per device (sharded.hpp).
       return detail::sharded_ops<detail::bare_t<Args>...>::call(*this, std::forward<Args>(args)...);
@@ -157,7 +157,9 @@ class vectorized {
   template <class... A>
   auto lazy(A&&... args) const {
     static_assert(sizeof...(A) >= 1, "f.lazy: give at least one input");
-    if constexpr (detail::any_core_v<A...>)
+    if constexpr ((detail::is_sharded_operand_v<A> || ...))  // one node per shard when it runs (sharded.hpp)
+      return detail::sharded_ops<detail::bare_t<A>...>::lazy(*this, std::forward<A>(args)...);
+    else if constexpr (detail::any_core_v<A...>)
       return detail::with_core_dims<sizeof...(A)>(
           name_, f_, std::forward_as_tuple(std::forward<A>(args)...),
           [&](auto g, auto&&... split) { return detail::make_node<Target>(g, name_, std::forward<decltype(split)>(split)...); });
@@ -174,7 +176,8 @@ class vectorized {
   /// f must be associative and commutative. Returns an array.
   template <class X, class... Rest>
   auto reduce(const X& x, Rest&&... rest) const {
-    static_assert(!detail::is_expression_v<X>, "f.reduce: the ufunc methods are eager; evaluate the expression first");
+    static_assert(!detail::is_expression_v<X> && !detail::is_sharded_expr<detail::bare_t<X>>::value,
+                  "f.reduce: the ufunc methods are eager; evaluate the expression first");
     return detail::ufunc_methods<Target, F>::reduce(*this, x, std::forward<Rest>(rest)...);
   }
   /// NumPy's `ufunc.accumulate`: the inclusive scan of `x` along `axis` (default

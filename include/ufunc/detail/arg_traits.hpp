@@ -15,6 +15,9 @@ namespace ufunc {
 /// An N-d array split along axis 0 over several devices (sharded_array.hpp).
 template <class T, class Target = target::device>
 class sharded_array;
+/// A lazy expression over sharded arrays (sharded.hpp).
+template <class Maker, class... A>
+class sharded_expression;
 }  // namespace ufunc
 
 namespace ufunc::detail {
@@ -29,6 +32,16 @@ template <class S>
 struct sharded_out {
   S* array;
 };
+template <class A>
+struct is_sharded_expr : std::false_type {};
+template <class M, class... A>
+struct is_sharded_expr<sharded_expression<M, A...>> : std::true_type {};
+/// A sharded array or a lazy expression over sharded arrays: a call, lazy call
+/// or reduction given one runs once per shard (sharded.hpp).
+template <class A>
+inline constexpr bool is_sharded_operand_v =
+    is_sharded<std::remove_cv_t<std::remove_reference_t<A>>>::value ||
+    is_sharded_expr<std::remove_cv_t<std::remove_reference_t<A>>>::value;
 /// Declared here, defined in sharded.hpp: the sharded paths of vectorize and
 /// the reductions (so those headers need not include sharded.hpp; a program
 /// that has a sharded_array includes it).
