@@ -147,7 +147,10 @@ sanitize() {
     fi
     echo "-- $exe ${args[*]}" >> "$log"
     local t0=$SECONDS
-    timeout "${SAN_TIMEOUT:-36000}" compute-sanitizer --tool "$tool" "$@" --report-api-errors no --error-exitcode 97 \
+    local iters=${UFUNC_STRESS_ITERS:-}
+    [ "$tool" = racecheck ] && [ -n "${SAN_RACE_ITERS:-}" ] && iters=$SAN_RACE_ITERS
+    [ -n "$iters" ] && echo "   (UFUNC_STRESS_ITERS=$iters)" >> "$log"
+    env ${iters:+UFUNC_STRESS_ITERS=$iters} timeout "${SAN_TIMEOUT:-36000}" compute-sanitizer --tool "$tool" "$@" --report-api-errors no --error-exitcode 97 \
       "$exe" "${args[@]}" >> "$log" 2>&1
     local rc=$?
     local what

@@ -11,8 +11,11 @@
 # the sharded test cases with every GPU visible, example_multi_gpu, bench_multi_gpu.
 # Logs go to $LOGS: progress.log (this), build.log, multi.log, unit.log,
 # examples.log, bench.log, sanitize.log; `done` holds the verdict.
-#   env: STEPS (default "build test bench sanitize"), BENCHES, TESTS (doctest
-#   filter), SAN_SHARDS (3), UFUNC_STRESS_ITERS under the sanitizers (200);
+#   env: STEPS (default "build test bench sanitize"), BENCHES, BENCH_ALONE (benchmarks
+#   run on an idle machine after "multi" and before anything else: host-staging
+#   ones, whose OpenMP teams collapse when another process stages), TESTS (doctest
+#   filter), SAN_SHARDS (3), UFUNC_STRESS_ITERS under the sanitizers (200;
+#   SAN_RACE_ITERS for racecheck, which lost track of launches at 200), JOBS;
 #   TEST_BIN (default ufunc_tests; another, e.g. ufunc_subset_tests with
 #   CMAKE_EXTRA=-DUFUNC_SUBSET_TESTS=..., runs without the examples), BUILD_TARGETS,
 #   SAN_TOOLS0 / SAN_TOOLS1 (the tools on GPU 0 / the last GPU).
@@ -38,7 +41,7 @@ python3 -c "import matplotlib; print('matplotlib', matplotlib.__version__)" 2>/d
 if want build; then
   say "build ($(nproc) jobs)"
   targets=${BUILD_TARGETS:-"ufunc_tests ufunc_bounds_tests ufunc_examples $BENCHES ${EXTRA_TARGETS:-}"}
-  OUT=$LOGS/raw TARGETS="$targets" JOBS=$(nproc) BUILD=$BUILD bash scripts/gpu_check.sh build || status=1
+  OUT=$LOGS/raw TARGETS="$targets" JOBS=${JOBS:-$(nproc --all)} BUILD=$BUILD bash scripts/gpu_check.sh build || status=1
   tail -c 200000 "$LOGS/raw/build.log" > "$LOGS/build.log"
   # The slowest translation units (ninja's log: start and end ms, target): what
   # bounds the build on many cores.
@@ -81,8 +84,8 @@ run_tests() {  # unit tests, bounds tests, README example and every example
     { echo "######## $name: rc=$rc ($((SECONDS - t0)) s)"; tail -c 6000 "$LOGS/raw/ex.out"; } >> "$LOGS/examples.log"
   done
 }
-run_benches() {
-  for b in $BENCHES; do
+run_benches() {  # $@: the benchmarks
+  for b in "$@"; do
     say "bench $b" >> "$LOGS/bench.log"
     if [ "$b" = bench_stream ]; then  # CuPy's small-call figure before and after, same run
       timeout 120 python3 bench/peers/cupy_host_gauss.py 20 >> "$LOGS/bench.log" 2>&1
@@ -111,6 +114,11 @@ run_sanitizers() {  # $1: the GPU of the first tool group, $2: that of the secon
 }
 # The multi-GPU step first, on an idle machine (STEPS names "multi"; two GPUs or more).
 if want multi && [ "$ngpu" -ge 2 ]; then run_multi; fi
+if want bench && [ -n "${BENCH_ALONE:-}" ]; then
+  say "benchmarks alone on GPU 0: $BENCH_ALONE"
+  (export CUDA_VISIBLE_DEVICES=0; run_benches $BENCH_ALONE)
+  grep -E "^## |ratio|target|median|cupy" "$LOGS/bench.log" 2>/dev/null | tail -40
+fi
 
 if want sanitize && [ "${SAN_EARLY:-0}" = 1 ] && [ "$ngpu" -ge 2 ]; then
   # SAN_EARLY=1 with two GPUs: every tool on the last GPU while the tests and
@@ -124,7 +132,7 @@ if want test || want bench; then
   pids=()
   if want test; then (export CUDA_VISIBLE_DEVICES=$last; run_tests) & pids+=($!); fi
   if [ "$ngpu" -lt 2 ]; then for p in "${pids[@]}"; do wait "$p"; done; pids=(); fi
-  if want bench; then (export CUDA_VISIBLE_DEVICES=0; run_benches) & pids+=($!); fi
+  if want bench; then (export CUDA_VISIBLE_DEVICES=0; run_benches $BENCHES) & pids+=($!); fi
   for p in "${pids[@]}"; do wait "$p"; done
   grep -E "test cases|UNIT TESTS FAILED|unit tests:" "$LOGS/unit.log" 2>/dev/null
   grep -E "^######## " "$LOGS/examples.log" 2>/dev/null | grep -v "rc=0" && status=1
