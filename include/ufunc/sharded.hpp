@@ -117,11 +117,20 @@ void wait_device_of(const void* p) {
 }
 
 /// Copies `bytes` between any two places (peer devices, host) on `s`.
+/// Between two devices it names both (cudaMemcpyPeerAsync): arrays come from
+/// each device's stream-ordered pool, whose memory is not mapped into the
+/// peers (no cudaMemPoolSetAccess), and cudaMemcpyDefault then fails with
+/// cudaErrorInvalidValue; the peer copy goes over NVLink/PCIe or is staged.
 template <class Target>
 void copy_any(void* dst, const void* src, std::size_t bytes, stream_ref s) {
 #if defined(UFUNC_BACKEND_CUDA)
   if constexpr (is_gpu_target<Target>()) {
-    if (bytes) UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s.get()));
+    if (!bytes) return;
+    const int dd = device_of<Target>(dst), sd = device_of<Target>(src);
+    if (dd >= 0 && sd >= 0 && dd != sd)
+      UFUNC_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dd, src, sd, bytes, s.get()));
+    else
+      UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s.get()));
     return;
   }
 #endif
