@@ -25,8 +25,18 @@ mkdir -p "$LOGS" "$LOGS/raw"
 export NCCL_NVLS_ENABLE=0  # never NVLink multicast (shared machines)
 STEPS=" ${STEPS:-build test bench sanitize} "
 want() { [[ "$STEPS" == *" $1 "* ]]; }
-BENCHES=${BENCHES:-bench_half bench_stream bench_core bench_linalg}
+BENCHES=${BENCHES-bench_half bench_stream bench_core bench_linalg}  # set and empty: none beside the tests
 BUILD=build-gpu
+if [ -n "${PREBUILT:-}" ]; then
+  # Programs built elsewhere (scripts/gpu_prebuilt.sh, carried here): no build
+  # step; the shared libraries they name (NCCL above all) found on this machine.
+  if [[ "$PREBUILT" == *.tar.xz ]]; then
+    python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall('/tmp/prebuilt')" "$PREBUILT" || exit 1
+    PREBUILT=/tmp/prebuilt/build-gpu-bin
+  fi
+  BUILD=$PREBUILT
+  STEPS=${STEPS// build / }
+fi
 TEST_BIN=${TEST_BIN:-ufunc_tests}
 status=0
 say() { echo "[$(date -u +%T) +${SECONDS}s] $*"; }
@@ -37,6 +47,24 @@ nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv,nohea
 ngpu=$(nvidia-smi -L | wc -l)
 last=$((ngpu - 1))
 python3 -c "import matplotlib; print('matplotlib', matplotlib.__version__)" 2>/dev/null || echo "matplotlib: not installed"
+
+if [ -n "${PREBUILT:-}" ]; then
+  say "prebuilt programs in $BUILD: $(head -c 200 "$BUILD/COMMIT" 2>/dev/null | tr '\n' ' ')"
+  missing=$(ldd "$BUILD"/tests/* "$BUILD"/examples/* "$BUILD"/bench/* 2>/dev/null | awk '/not found/ {print $1}' | sort -u)
+  if [ -n "$missing" ]; then
+    echo "not found here: $missing; searching"
+    dirs=$(python3 -c "import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__) + '/lib')" 2>/dev/null)
+    for lib in $missing; do
+      hit=$(find $dirs /usr/local/cuda*/lib* /usr/lib/x86_64-linux-gnu /usr/local/lib /opt \
+              $(python3 -c "import site; print(' '.join(site.getsitepackages()))" 2>/dev/null) \
+              -name "$lib" 2>/dev/null | head -1)
+      [ -n "$hit" ] && LD_LIBRARY_PATH=$(dirname "$hit")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} && echo "  $lib: $hit"
+    done
+    export LD_LIBRARY_PATH
+    still=$(ldd "$BUILD"/tests/* "$BUILD"/examples/* "$BUILD"/bench/* 2>/dev/null | awk '/not found/ {print $1}' | sort -u)
+    [ -z "$still" ] || finish "PREBUILT: missing libraries: $still"
+  fi
+fi
 
 if want build; then
   say "build ($(nproc) jobs)"
@@ -58,7 +86,9 @@ run_multi() {  # every GPU visible, nothing else running: the sharded cases, exa
   for exe in "$BUILD/examples/example_multi_gpu" "$BUILD/bench/bench_multi_gpu"; do
     [ -x "$exe" ] || continue
     echo "######## $(basename "$exe")" >> "$LOGS/multi.log"
-    BENCH_SWEEP=0 timeout 500 "$exe" >> "$LOGS/multi.log" 2>&1 || echo "$(basename "$exe"): FAILED rc=$?" >> "$LOGS/multi.log"
+    BENCH_SWEEP=0 timeout 500 "$exe" >> "$LOGS/multi.log" 2>&1
+    local rc=$?
+    [ $rc -eq 0 ] || echo "$(basename "$exe"): FAILED rc=$rc" >> "$LOGS/multi.log"
   done
   grep -E "FAILED|ratio|target|PASS|FAIL" "$LOGS/multi.log" | tail -30
   grep -q "FAILED" "$LOGS/multi.log" && status=1
