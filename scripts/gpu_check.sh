@@ -156,7 +156,9 @@ sanitize() {
     local what
     what=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
     [ $rc -eq 124 ] && what="TIMED OUT after ${SAN_TIMEOUT:-} s"
-    echo "$tool $name ${args[*]:1}: rc=$rc $what, $((SECONDS - t0)) s"
+    # Also appended at once to SAN_PROGRESS (when set): a call killed at its limit
+    # keeps the verdicts of the runs that finished.
+    echo "$tool $name ${args[*]:1}: rc=$rc $what, $((SECONDS - t0)) s" | tee -a "${SAN_PROGRESS:-/dev/null}"
     [ $rc -eq 0 ] || status=1
   done
 }

@@ -130,6 +130,7 @@ run_benches() {  # $@: the benchmarks
 run_sanitizers() {  # $1: the GPU of the first tool group, $2: that of the second
   say "compute-sanitizer, ${SAN_SHARDS:-3} shards per tool"
   export UFUNC_STRESS_ITERS=${UFUNC_STRESS_ITERS:-200}
+  export SAN_PROGRESS=$LOGS/sanitize_progress.txt  # each run's verdict as it ends
   [ "$TEST_BIN" = ufunc_tests ] || export SANITIZE_EXAMPLES=0
   local pids=() rc=0
   (export CUDA_VISIBLE_DEVICES=$1; OUT=$LOGS/raw/s0 TARGETS=none SAN_SHARDS=${SAN_SHARDS:-3} BUILD=$BUILD SAN_BIN=$TEST_BIN \
