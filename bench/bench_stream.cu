@@ -215,12 +215,29 @@ int main() {
                                   UFUNC_CUDA_CHECK(cudaMemcpy(dx, p.data(), n * 4, cudaMemcpyHostToDevice));
                                   gauss_kernel<<<1024, 256>>>(dx, dy, long(n));
                                   UFUNC_CUDA_CHECK(cudaMemcpy(q.data(), dy, n * 4, cudaMemcpyDeviceToHost));
+                                },
+                                // the result vector made on the calling thread (detail::late_alloc_on_thread)
+                                [&] {
+                                  ufunc::detail::late_alloc_on_thread() = false;
+                                  std::vector<float> y = g(h, 0.0f, 1.0f);
+                                  ufunc::detail::late_alloc_on_thread() = true;
+                                },
+                                [&] {  // what a result vector costs alone (read once: not elided)
+                                  std::vector<float> y(n);
+                                  volatile float last = y[n - 1];
+                                  (void)last;
+                                },
+                                [&] {
+                                  std::vector<float> y(n);
+                                  g(h, 0.0f, 1.0f, ufunc::out(y));
                                 }},
                                40);
-    std::printf("2^20 std::vector: naive copy in, kernel, copy out %.1f us; ufunc %.1f us (into an existing vector "
-                "%.1f us); pinned: ufunc %.1f us, naive %.1f us\n",
-                t[0] * 1e6, t[1] * 1e6, t[2] * 1e6, t[3] * 1e6, t[4] * 1e6);
+    std::printf("2^20 std::vector: naive copy in, kernel, copy out %.1f us; ufunc %.1f us (its vector made on the "
+                "calling thread %.1f us; into an existing vector %.1f us; a vector made first, then out= %.1f us; "
+                "making a vector alone %.1f us); pinned: ufunc %.1f us, naive %.1f us\n",
+                t[0] * 1e6, t[1] * 1e6, t[5] * 1e6, t[2] * 1e6, t[7] * 1e6, t[6] * 1e6, t[3] * 1e6, t[4] * 1e6);
     report("gaussian_pdf 2^20 std::vector: ufunc / naive copies (us ratio)", t[1] / t[0], "x");
+    report("  the same, the result vector made on the calling thread", t[5] / t[0], "x");
     UFUNC_CUDA_CHECK(cudaFree(dx));
     UFUNC_CUDA_CHECK(cudaFree(dy));
   }

@@ -308,7 +308,7 @@ void arithmetic_on(std::uint64_t seed) {
 /// mean, min/max, argmin/argmax (NaN rules), an axis; 1-element and ragged sizes.
 template <class T, class Target>
 void reductions_on(std::uint64_t seed) {
-  for (index_t n : {index_t(1), index_t(7), index_t(1000), index_t(70001)}) {
+  for (index_t n : {index_t(1), index_t(7), index_t(16), index_t(23), index_t(1000), index_t(70001)}) {
     INFO(name16<T>() << " n " << n);
     const auto h = random16<T>(static_cast<std::size_t>(n), seed + static_cast<std::uint64_t>(n), -8, 8, false);
     const auto x = ufunc::asarray<Target>(h);
@@ -327,8 +327,9 @@ void reductions_on(std::uint64_t seed) {
     static_assert(std::is_same_v<decltype(s), const float>);
     CHECK(std::fabs(s - ref) <= nf * std::ldexp(1.0, -24) * mag + 1e-6);
     // Views starting 1 and 8 elements in: the CUDA sum reads 16-bit inputs in
-    // 16-byte packs of 8 when the base is 16-byte aligned (offset 8), element by
-    // element otherwise (offset 1); both against the same double sum.
+    // packs of 16 (two 16-byte loads) when the base is 16-byte aligned (offset 8),
+    // element by element otherwise (offset 1); both against the same double sum.
+    // (n 16 and 23 above: one whole pack, and one with a short last pack.)
     if (n >= 1000) {
       for (index_t off : {index_t(1), index_t(8)}) {
         double rv = 0, mv = 0;

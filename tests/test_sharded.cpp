@@ -9,7 +9,9 @@
 // matmul of small-integer floats exactly (every order of the sum is exact).
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <thread>
@@ -269,8 +271,13 @@ int thread_case(const ufunc::device_set& d, std::uint64_t seed) {
   const ufunc::shape s{37, 5};
   const auto h = test::random_vector<int>(static_cast<std::size_t>(s.count()), seed, -50, 50);
   auto f = ufunc::vectorize<Tg>([] UFUNC_HD(int a, int b) { return a * b - 3; });
+  // 20 iterations a thread; fewer under the sanitizers (UFUNC_STRESS_ITERS, whose
+  // default 4000 is test_concurrency's: racecheck took over 500 s for the 20).
+  const char* e = std::getenv("UFUNC_STRESS_ITERS");
+  const long stress = e && std::atol(e) > 0 ? std::atol(e) : 4000;
+  const int iterations = static_cast<int>(std::clamp((20 * stress + 3999) / 4000, 1L, 20L));
   int bad = 0;
-  for (int it = 0; it < 20; ++it) {
+  for (int it = 0; it < iterations; ++it) {
     const auto x = ufunc::shard<Tg>(h, s, d);
     const auto px = plain<Tg>(h, s);
     bad += f(x, x).to_host() != f(px, px).to_host();

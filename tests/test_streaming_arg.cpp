@@ -216,23 +216,39 @@ std::size_t staging_out() {
 #endif
 }  // namespace
 
+/// Sets detail::late_alloc_on_thread for a scope (the result vectors of a
+/// streamed call constructed on another thread, or on the calling one).
+struct late_mode_scope {
+  bool was;
+  explicit late_mode_scope(bool on_thread) : was(ufunc::detail::late_alloc_on_thread().exchange(on_thread)) {}
+  ~late_mode_scope() { ufunc::detail::late_alloc_on_thread() = was; }
+  late_mode_scope(const late_mode_scope&) = delete;
+  late_mode_scope& operator=(const late_mode_scope&) = delete;
+};
+
 TEST_CASE("streaming: result std::vectors constructed while the pipeline runs equal the in-memory call") {
   constexpr std::size_t threshold = ufunc::detail::late_alloc_min_bytes / sizeof(float);
-  for (const std::size_t n : {std::size_t(1000), threshold - 1, threshold, std::size_t(300001), (std::size_t(1) << 20) + 3}) {
+  const std::vector<std::size_t> sizes{std::size_t(1000), threshold - 1, threshold, std::size_t(300001),
+                                       (std::size_t(1) << 20) + 3};
+  for (const bool on_thread : {true, false}) {
+  for (const std::size_t n : sizes) {
     for (const std::size_t limit : {std::size_t(0), std::size_t(3 * 8 * 4096 + 4096)}) {  // none, or 4096 elements a chunk
       const std::uint64_t seed = test::fresh_seed();
-      INFO("seed " << seed << ", n " << n << ", limit " << limit);
+      INFO("seed " << seed << ", n " << n << ", limit " << limit << ", result vectors made on "
+                    << (on_thread ? "another thread" : "the calling thread"));
       const auto h = test::random_vector<float>(n, seed);
       const auto d = ufunc::to_device(h);
       const auto want = gauss(d).to_host();
       const auto want2 = split2(d);
       const limit_scope lim(limit);
+      const late_mode_scope mode(on_thread);
       const std::vector<float> got = gauss(h);
       CHECK(same_bits(got, want));
       const auto got2 = split2(h);
       CHECK(same_bits(std::get<0>(got2), std::get<0>(want2).to_host()));
       CHECK(same_bits(std::get<1>(got2), std::get<1>(want2).to_host()));
     }
+  }
   }
 }
 
@@ -265,8 +281,10 @@ TEST_CASE("streaming: a failure with late result vectors drains, frees and keeps
     CHECK(staging_out() == 0u);
     CHECK(same_bits(gauss(h), want));
   }
-  {
-    INFO("the result vectors' allocation fails (bad_alloc on their thread)");
+  for (const bool on_thread : {true, false}) {
+    INFO("the result vectors' allocation fails (bad_alloc on " << (on_thread ? "their thread" : "the calling thread")
+                                                                << ")");
+    const late_mode_scope mode(on_thread);
     tst::set_late_alloc_fault(true);
     CHECK_THROWS_AS((void)gauss(h), std::bad_alloc);
     tst::set_late_alloc_fault(false);

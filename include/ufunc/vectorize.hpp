@@ -2,6 +2,7 @@
 // NumPy broadcasting, `out` buffers and several outputs.
 #pragma once
 
+#include <atomic>
 #include <future>
 #include <new>
 #include <optional>
@@ -48,6 +49,14 @@ auto allocate_host_vectors(std::size_t n, std::index_sequence<J...>) {
 /// run: below it, starting a thread (tens of us) costs about what the zero fill
 /// it hides does.
 inline constexpr std::size_t late_alloc_min_bytes = std::size_t(256) << 10;
+/// Where those result std::vectors are constructed: on a thread started with the
+/// call (true, the default), or on the calling thread when the pipeline first
+/// needs them, its first chunks in flight (false). Process-wide; a tuning knob
+/// (bench_stream measures both).
+inline std::atomic<bool>& late_alloc_on_thread() {
+  static std::atomic<bool> v{true};
+  return v;
+}
 template <class R, std::size_t... J>
 constexpr std::size_t result_elem_bytes(std::index_sequence<J...>) {
   return (sizeof(typename result_traits<R>::template type<static_cast<int>(J)>) + ...);
@@ -314,30 +323,33 @@ class vectorized {
   }
 
   /// A streamed call's result std::vectors, constructed (zero-filled, single
-  /// threaded: about 0.3 ms for 4 MiB) on another thread while the pipeline
-  /// copies in and computes its first chunks; the pipeline waits for them before
-  /// its first write into them. If the call fails, the thread is joined (the
-  /// future's destructor) and its vectors freed; a bad_alloc there reaches the
-  /// caller after the pipeline drained.
+  /// threaded) while the pipeline copies in and computes its first chunks: on
+  /// another thread, or on this one when the pipeline first needs them
+  /// (late_alloc_on_thread); the pipeline waits for them before its first write
+  /// into them. If the call fails, the thread is joined (the future's destructor)
+  /// and its vectors freed; a bad_alloc there reaches the caller after the
+  /// pipeline drained.
   template <class R, class Run>
   static auto late_vectors(std::size_t n, const shape& b, const Run& run) {
     using namespace detail;
     constexpr int nout = result_traits<R>::nout;
     using vecs_t = decltype(allocate_host_vectors<R>(n, std::make_index_sequence<nout>{}));
-    std::future<vecs_t> pending;
-    try {
-      pending = std::async(std::launch::async, [n] {
+    auto make = [n] {
 #if defined(UFUNC_TESTING)
-        if (detail::testing::pipeline().late_alloc_fault.load()) throw std::bad_alloc();
+      if (detail::testing::pipeline().late_alloc_fault.load()) throw std::bad_alloc();
 #endif
-        return allocate_host_vectors<R>(n, std::make_index_sequence<nout>{});
-      });
-    } catch (const std::system_error&) {  // no thread to be had: allocate when needed, here
+      return allocate_host_vectors<R>(n, std::make_index_sequence<nout>{});
+    };
+    std::future<vecs_t> pending;
+    if (late_alloc_on_thread().load(std::memory_order_relaxed)) {
+      try {
+        pending = std::async(std::launch::async, make);
+      } catch (const std::system_error&) {  // no thread to be had: allocate when needed, here
+      }
     }
     std::optional<vecs_t> results;  // destroyed before `pending` is joined
     auto obtain = [&] {
-      if (!results)
-        results.emplace(pending.valid() ? pending.get() : allocate_host_vectors<R>(n, std::make_index_sequence<nout>{}));
+      if (!results) results.emplace(pending.valid() ? pending.get() : make());
     };
     const late_host_outputs late = [&] {
       obtain();

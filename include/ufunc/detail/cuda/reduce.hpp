@@ -131,7 +131,7 @@ struct reduce_backend<target::cuda> {
     const auto* p = src.first_pointer();
     using T = bare_t<decltype(*p)>;
     if constexpr (is_half_v<T>) {
-      using P = pack8_lift<T, bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>, bare_t<decltype(op)>>;
+      using P = pack_lift<T, bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>, bare_t<decltype(op)>>;
       if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
         launch(thrust::counting_iterator<index_t>(0), P{p, R, src.map, src.lift, op}, (R + P::width - 1) / P::width);
         return;

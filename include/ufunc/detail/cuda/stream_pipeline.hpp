@@ -8,10 +8,10 @@
 //
 // Late outputs: a pageable host output is written only by `drain`, from
 // staging, so its memory may arrive late: a call that allocates its result
-// std::vectors itself constructs them on another thread (their zero fill is
-// single-threaded, about 0.3 ms for 4 MiB) while the first chunks are copied in
-// and computed, and hands run_pipeline a callback that waits for them; it is
-// called once, before the first drain. Its exception (bad_alloc) reaches the
+// std::vectors itself constructs them (their zero fill is single-threaded) while
+// the first chunks are copied in and computed, on another thread or when the
+// callback it hands run_pipeline is called (detail::late_alloc_on_thread); the
+// callback is called once, before the first drain. Its exception (bad_alloc) reaches the
 // caller like any other, after the drain.
 //
 // Resources: staging buffers come from a process-wide cache (page-locked memory

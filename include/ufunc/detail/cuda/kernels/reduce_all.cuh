@@ -26,14 +26,18 @@ struct map_lift {
   __host__ __device__ auto operator()(const T& v) const { return lift(map(v), index_t(0)); }
 };
 
-/// 16-bit floats: CUB does not vectorise their loads (2-byte items, about 0.80
-/// of peak bandwidth on an H100 where 4-byte floats reach 0.85), so the reduction
-/// runs over packs of 8 elements instead: item i is one 16-byte load of elements
-/// [8i, 8i+8) (scalar loads for the last, short pack), mapped, lifted and folded
-/// in order with the accumulator op. The base must be 16-byte aligned.
+/// 16-bit floats: CUB does not vectorise their loads (2-byte items, about 0.82
+/// of peak bandwidth where 4-byte floats reach 0.86 on an H100), so the
+/// reduction runs over packs of 16 elements instead: item i is two 16-byte loads
+/// of elements [16i, 16i+16) (scalar loads for the last, short pack), mapped,
+/// lifted and folded in order with the accumulator op. Packs of 8 (one 16-byte
+/// load an item) were no faster than CUB's scalar loads (0.815 vs 0.818 of peak
+/// on an H200, float 0.91); 32 bytes an item reached 0.87 (bench/NOTES.md).
+/// The base must be 16-byte aligned.
 template <class T, class Map, class Lift, class Op>
-struct pack8_lift {
-  static constexpr int width = 8;
+struct pack_lift {
+  static constexpr int width = 16;
+  static_assert(sizeof(T) == 2, "pack_lift: 16-bit elements");
   const T* p;
   index_t n;
   Map map;
@@ -42,8 +46,10 @@ struct pack8_lift {
   __host__ __device__ auto operator()(index_t i) const {
     const index_t b = i * width;
     if (b + width <= n) {
-      const uint4 raw = *reinterpret_cast<const uint4*>(p + b);  // one 16-byte load
-      const T* v = reinterpret_cast<const T*>(&raw);
+      uint4 raw[2];  // both loads issued before any use
+      raw[0] = *reinterpret_cast<const uint4*>(p + b);
+      raw[1] = *reinterpret_cast<const uint4*>(p + b + 8);
+      const T* v = reinterpret_cast<const T*>(raw);
       auto a = lift(map(v[0]), index_t(0));
 #pragma unroll
       for (int k = 1; k < width; ++k) a = op(a, lift(map(v[k]), index_t(0)));
