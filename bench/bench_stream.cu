@@ -229,7 +229,8 @@ int main() {
                                 },
                                 [&] {
                                   std::vector<float> y(n);
-                                  g(h, 0.0f, 1.0f, ufunc::out(y));
+                                  g(h, 0.0f, 1.0f,
+                                    ufunc::out(ufunc::make_view<ufunc::target::host>(y.data(), ufunc::shape{ufunc::index_t(n)})));
                                 }},
                                40);
     std::printf("2^20 std::vector: naive copy in, kernel, copy out %.1f us; ufunc %.1f us (its vector made on the "
