@@ -19,6 +19,7 @@
 #include "detail/call.hpp"
 #include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
+#include "detail/host/populate.hpp"
 #include "detail/stream.hpp"
 #include "error.hpp"
 #include "expression.hpp"
@@ -44,17 +45,38 @@ template <class R, std::size_t... J>
 auto allocate_host_vectors(std::size_t n, std::index_sequence<J...>) {
   return std::make_tuple(std::vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
 }
+/// The same, each vector's pages faulted in by the OpenMP threads before its
+/// (single-threaded) zero fill: reserve, populate, resize (no reallocation).
+template <class T>
+std::vector<T> populated_vector(std::size_t n) {
+  std::vector<T> v;
+  if constexpr (std::is_same_v<T, bool>) {
+    v.resize(n);  // bit-packed: nothing to gain
+  } else {
+    v.reserve(n);
+    host::populate_for_write(v.data(), n * sizeof(T));
+    v.resize(n);
+  }
+  return v;
+}
+template <class R, std::size_t... J>
+auto allocate_populated_vectors(std::size_t n, std::index_sequence<J...>) {
+  return std::make_tuple(populated_vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
+}
 /// A streamed call's result std::vectors of at least this many bytes (all
 /// outputs together) are constructed on another thread while its first chunks
 /// run: below it, starting a thread (tens of us) costs about what the zero fill
 /// it hides does.
 inline constexpr std::size_t late_alloc_min_bytes = std::size_t(256) << 10;
 /// Where those result std::vectors are constructed: on a thread started with the
-/// call (true, the default), or on the calling thread when the pipeline first
-/// needs them, its first chunks in flight (false). Process-wide; a tuning knob
-/// (bench_stream measures both).
+/// call (true), or on the calling thread when the pipeline first needs them, its
+/// first chunks in flight, their pages faulted in by the OpenMP threads first
+/// (false, the default: on the H200 machine a 2^20-float call took 620 us this
+/// way without the populate step, 674 us with the other thread, which the
+/// staging threads leave few cores). Process-wide; a tuning knob (bench_stream
+/// measures both).
 inline std::atomic<bool>& late_alloc_on_thread() {
-  static std::atomic<bool> v{true};
+  static std::atomic<bool> v{false};
   return v;
 }
 template <class R, std::size_t... J>
@@ -334,22 +356,23 @@ class vectorized {
     using namespace detail;
     constexpr int nout = result_traits<R>::nout;
     using vecs_t = decltype(allocate_host_vectors<R>(n, std::make_index_sequence<nout>{}));
-    auto make = [n] {
+    auto make = [n](bool here) {
 #if defined(UFUNC_TESTING)
       if (detail::testing::pipeline().late_alloc_fault.load()) throw std::bad_alloc();
 #endif
-      return allocate_host_vectors<R>(n, std::make_index_sequence<nout>{});
+      return here ? allocate_populated_vectors<R>(n, std::make_index_sequence<nout>{})
+                  : allocate_host_vectors<R>(n, std::make_index_sequence<nout>{});
     };
     std::future<vecs_t> pending;
     if (late_alloc_on_thread().load(std::memory_order_relaxed)) {
       try {
-        pending = std::async(std::launch::async, make);
+        pending = std::async(std::launch::async, make, false);
       } catch (const std::system_error&) {  // no thread to be had: allocate when needed, here
       }
     }
     std::optional<vecs_t> results;  // destroyed before `pending` is joined
     auto obtain = [&] {
-      if (!results) results.emplace(pending.valid() ? pending.get() : make());
+      if (!results) results.emplace(pending.valid() ? pending.get() : make(true));
     };
     const late_host_outputs late = [&] {
       obtain();
