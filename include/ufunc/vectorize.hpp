@@ -69,14 +69,14 @@ auto allocate_populated_vectors(std::size_t n, std::index_sequence<J...>) {
 /// it hides does.
 inline constexpr std::size_t late_alloc_min_bytes = std::size_t(256) << 10;
 /// Where those result std::vectors are constructed: on a thread started with the
-/// call (true), or on the calling thread when the pipeline first needs them, its
-/// first chunks in flight, their pages faulted in by the OpenMP threads first
-/// (false, the default: on the H200 machine a 2^20-float call took 620 us this
-/// way without the populate step, 674 us with the other thread, which the
-/// staging threads leave few cores). Process-wide; a tuning knob (bench_stream
-/// measures both).
+/// call (true, the default), or on the calling thread when the pipeline first
+/// needs them, its first chunks in flight, their pages faulted in by the OpenMP
+/// threads first (false). Neither wins reliably on the H200 machine (2^20-float
+/// calls, bench/NOTES.md: 674 us on the thread vs 620 us on the caller without
+/// the populate step; 605 us vs 769 us with it). Process-wide; a tuning knob
+/// (bench_stream measures both).
 inline std::atomic<bool>& late_alloc_on_thread() {
-  static std::atomic<bool> v{false};
+  static std::atomic<bool> v{true};
   return v;
 }
 template <class R, std::size_t... J>
