@@ -154,7 +154,14 @@ sanitize() {
     local iters=${UFUNC_STRESS_ITERS:-}
     [ "$tool" = racecheck ] && [ -n "${SAN_RACE_ITERS:-}" ] && iters=$SAN_RACE_ITERS
     [ -n "$iters" ] && echo "   (UFUNC_STRESS_ITERS=$iters)" >> "$log"
-    env ${iters:+UFUNC_STRESS_ITERS=$iters} timeout "${SAN_TIMEOUT:-36000}" compute-sanitizer --tool "$tool" "$@" --report-api-errors no --error-exitcode 97 \
+    # racecheck with launches blocking: with several host threads launching at once
+    # it reported "Internal Sanitizer Error: Detected a failure to track a kernel
+    # launch" and then stalled (the sharded four-thread case, H100 and H200, 13.0
+    # tools); blocking, that case runs clean in 2 s. Racecheck's hazards are within
+    # one kernel, so blocking launches hides none of them.
+    local lb=
+    [ "$tool" = racecheck ] && lb=CUDA_LAUNCH_BLOCKING=1
+    env ${iters:+UFUNC_STRESS_ITERS=$iters} $lb timeout "${SAN_TIMEOUT:-36000}" compute-sanitizer --tool "$tool" "$@" --report-api-errors no --error-exitcode 97 \
       "$exe" "${args[@]}" >> "$log" 2>&1
     local rc=$?
     local what
