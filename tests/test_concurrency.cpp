@@ -28,12 +28,6 @@ namespace {
 
 constexpr int stress_threads = 8;
 
-long stress_iterations() {
-  const char* e = std::getenv("UFUNC_STRESS_ITERS");
-  const long n = e ? std::atol(e) : 4000;
-  return n > 0 ? n : 4000;
-}
-
 std::vector<float> small_ints(std::size_t n, std::mt19937_64& rng, int lo, int hi) {
   std::uniform_int_distribution<int> d(lo, hi);
   std::vector<float> v(n);
@@ -203,7 +197,7 @@ index_t one_iteration(std::mt19937_64& rng, ufunc::stream_ref s, ufunc::array_vi
 }  // namespace
 
 TEST_CASE("concurrency: 8 host threads, each on its own stream and the default stream, mixed calls") {
-  const long total = stress_iterations();
+  const long total = test::stress_iterations();
   const long per_thread = (total + stress_threads - 1) / stress_threads;
   // Seeds drawn here, on one thread (test::fresh_seed is not thread-safe).
   std::vector<std::uint64_t> seeds;

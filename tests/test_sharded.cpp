@@ -271,11 +271,9 @@ int thread_case(const ufunc::device_set& d, std::uint64_t seed) {
   const ufunc::shape s{37, 5};
   const auto h = test::random_vector<int>(static_cast<std::size_t>(s.count()), seed, -50, 50);
   auto f = ufunc::vectorize<Tg>([] UFUNC_HD(int a, int b) { return a * b - 3; });
-  // 20 iterations a thread; fewer under the sanitizers (UFUNC_STRESS_ITERS, whose
-  // default 4000 is test_concurrency's: racecheck took over 500 s for the 20).
-  const char* e = std::getenv("UFUNC_STRESS_ITERS");
-  const long stress = e && std::atol(e) > 0 ? std::atol(e) : 4000;
-  const int iterations = static_cast<int>(std::clamp((20 * stress + 3999) / 4000, 1L, 20L));
+  // 20 iterations a thread at the default stress count; fewer under the
+  // sanitizers (racecheck took over 500 s for the 20).
+  const int iterations = static_cast<int>(std::clamp((20 * test::stress_iterations() + 3999) / 4000, 1L, 20L));
   int bad = 0;
   for (int it = 0; it < iterations; ++it) {
     const auto x = ufunc::shard<Tg>(h, s, d);

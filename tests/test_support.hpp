@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -19,6 +20,14 @@
 #include <ufunc/ufunc.hpp>
 
 namespace test {
+
+/// The stress cases' total iteration count: UFUNC_STRESS_ITERS (all threads
+/// together), 4000 unless set to a positive number (the sanitizer runs set less).
+inline long stress_iterations() {
+  const char* e = std::getenv("UFUNC_STRESS_ITERS");
+  const long n = e ? std::atol(e) : 4000;
+  return n > 0 ? n : 4000;
+}
 
 /// A seed drawn fresh for each test run; the value is reported in failures.
 inline std::uint64_t fresh_seed() {
