@@ -234,7 +234,7 @@ int main() {
                                     ufunc::out(ufunc::make_view<ufunc::target::host>(y.data(), ufunc::shape{ufunc::index_t(n)})));
                                 }},
                                40);
-    const char* other = on_thread ? "on the calling thread, pages populated" : "on another thread";
+    const char* other = on_thread ? "on the calling thread" : "on another thread";
     std::printf("2^20 std::vector: naive copy in, kernel, copy out %.1f us; ufunc %.1f us (its vector made %s "
                 "%.1f us; into an existing vector %.1f us; a vector made first, then out= %.1f us; "
                 "making a vector alone %.1f us); pinned: ufunc %.1f us, naive %.1f us\n",

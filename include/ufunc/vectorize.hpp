@@ -19,7 +19,6 @@
 #include "detail/call.hpp"
 #include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
-#include "detail/host/populate.hpp"
 #include "detail/stream.hpp"
 #include "error.hpp"
 #include "expression.hpp"
@@ -45,24 +44,6 @@ template <class R, std::size_t... J>
 auto allocate_host_vectors(std::size_t n, std::index_sequence<J...>) {
   return std::make_tuple(std::vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
 }
-/// The same, each vector's pages faulted in by the OpenMP threads before its
-/// (single-threaded) zero fill: reserve, populate, resize (no reallocation).
-template <class T>
-std::vector<T> populated_vector(std::size_t n) {
-  std::vector<T> v;
-  if constexpr (std::is_same_v<T, bool>) {
-    v.resize(n);  // bit-packed: nothing to gain
-  } else {
-    v.reserve(n);
-    host::populate_for_write(v.data(), n * sizeof(T));
-    v.resize(n);
-  }
-  return v;
-}
-template <class R, std::size_t... J>
-auto allocate_populated_vectors(std::size_t n, std::index_sequence<J...>) {
-  return std::make_tuple(populated_vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
-}
 /// A streamed call's result std::vectors of at least this many bytes (all
 /// outputs together) are constructed on another thread while its first chunks
 /// run: below it, starting a thread (tens of us) costs about what the zero fill
@@ -70,10 +51,9 @@ auto allocate_populated_vectors(std::size_t n, std::index_sequence<J...>) {
 inline constexpr std::size_t late_alloc_min_bytes = std::size_t(256) << 10;
 /// Where those result std::vectors are constructed: on a thread started with the
 /// call (true, the default), or on the calling thread when the pipeline first
-/// needs them, its first chunks in flight, their pages faulted in by the OpenMP
-/// threads first (false). Neither wins reliably on the H200 machine (2^20-float
-/// calls, bench/NOTES.md: 674 us on the thread vs 620 us on the caller without
-/// the populate step; 605 us vs 769 us with it). Process-wide; a tuning knob
+/// needs them, its first chunks in flight (false). Neither wins reliably on the
+/// GPU machines (2^20-float calls, bench/NOTES.md: H200 674 us on the thread vs
+/// 620 us on the caller; H100 542 us on the thread). Process-wide; a tuning knob
 /// (bench_stream measures both).
 inline std::atomic<bool>& late_alloc_on_thread() {
   static std::atomic<bool> v{true};
@@ -356,23 +336,22 @@ class vectorized {
     using namespace detail;
     constexpr int nout = result_traits<R>::nout;
     using vecs_t = decltype(allocate_host_vectors<R>(n, std::make_index_sequence<nout>{}));
-    auto make = [n](bool here) {
+    auto make = [n] {
 #if defined(UFUNC_TESTING)
       if (detail::testing::pipeline().late_alloc_fault.load()) throw std::bad_alloc();
 #endif
-      return here ? allocate_populated_vectors<R>(n, std::make_index_sequence<nout>{})
-                  : allocate_host_vectors<R>(n, std::make_index_sequence<nout>{});
+      return allocate_host_vectors<R>(n, std::make_index_sequence<nout>{});
     };
     std::future<vecs_t> pending;
     if (late_alloc_on_thread().load(std::memory_order_relaxed)) {
       try {
-        pending = std::async(std::launch::async, make, false);
+        pending = std::async(std::launch::async, make);
       } catch (const std::system_error&) {  // no thread to be had: allocate when needed, here
       }
     }
     std::optional<vecs_t> results;  // destroyed before `pending` is joined
     auto obtain = [&] {
-      if (!results) results.emplace(pending.valid() ? pending.get() : make(true));
+      if (!results) results.emplace(pending.valid() ? pending.get() : make());
     };
     const late_host_outputs late = [&] {
       obtain();

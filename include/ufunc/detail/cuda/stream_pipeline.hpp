@@ -11,8 +11,8 @@
 // std::vectors itself constructs them (their zero fill is single-threaded) while
 // the first chunks are copied in and computed, on another thread or when the
 // callback it hands run_pipeline is called (detail::late_alloc_on_thread); the
-// callback is called once, before the first drain. Its exception (bad_alloc) reaches the
-// caller like any other, after the drain.
+// callback is called once, before the first drain. Its exception (bad_alloc)
+// reaches the caller like any other, after the drain.
 //
 // Resources: staging buffers come from a process-wide cache (page-locked memory
 // is slow to allocate), chunk buffers from the device's stream-ordered pool
