@@ -289,7 +289,7 @@ int main() {
     fill(hp.data(), mid, -3, 3);
     fill(op.data(), mid, 0, 1);
     const auto opv = ufunc::make_view<ufunc::target::host>(op.data(), ufunc::shape{ufunc::index_t(mid)});
-    const std::vector<int> teams{2, 4, 8, 16, 0};
+    const std::vector<int> teams{4, 8, 12, 14, 15, 16, 0};
     std::vector<std::function<void()>> big_fns, small_fns;
     for (int k : teams) {
       big_fns.push_back([&, k] {
