@@ -2,12 +2,15 @@
 // argmax of host inputs stream in chunks (along kept dims: each chunk its rows;
 // along reduced dims: (value, index) partials whose indices are shifted by the
 // chunk's place and folded in order), and a call returning new std::vectors
-// constructs them on another thread while the pipeline starts. Indices must
+// constructs them while the pipeline runs (in the OpenMP team, on the helper
+// thread, or at the first drain: detail::late_build). Indices must
 // equal the in-memory device call's and a plain host loop's exactly, with NaNs
 // and ties in the data. On the host backend nothing streams and the same checks
 // hold against the host loop. Few call sites (each costs nvcc time): the cases
 // loop over shapes, limits and input kinds.
 #include "test_support.hpp"
+
+#include <omp.h>
 
 #include <cstring>
 #include <string>
@@ -230,6 +233,7 @@ TEST_CASE("streaming: result std::vectors constructed while the pipeline runs eq
   constexpr std::size_t threshold = ufunc::detail::late_alloc_min_bytes / sizeof(float);
   const std::vector<std::size_t> sizes{std::size_t(1000), threshold - 1, threshold, std::size_t(300001),
                                        (std::size_t(1) << 20) + 3};
+  int ways[3] = {0, 0, 0};  // calls whose vectors were built each way (detail::late_build)
   for (const bool on_thread : {true, false}) {
   for (const std::size_t n : sizes) {
     for (const std::size_t limit : {std::size_t(0), std::size_t(3 * 8 * 4096 + 4096)}) {  // none, or 4096 elements a chunk
@@ -243,6 +247,18 @@ TEST_CASE("streaming: result std::vectors constructed while the pipeline runs eq
       const limit_scope lim(limit);
       const late_mode_scope mode(on_thread);
       const std::vector<float> got = gauss(h);
+#if defined(UFUNC_TESTING)
+      if (ufunc::cuda_backend && n >= threshold) {  // in the team when small, else on the helper (or here)
+        const auto& tp = ufunc::detail::testing::pipeline();
+        const int how = tp.late_build.load();
+        const bool small = tp.chunks.load() <= tp.buffers.load() && omp_get_max_threads() > 1;
+        using lb = ufunc::detail::late_build;
+        if (!on_thread) CHECK(how == static_cast<int>(lb::at_first_drain));
+        else if (small) CHECK(how == static_cast<int>(lb::in_team));
+        else CHECK((how == static_cast<int>(lb::helper) || how == static_cast<int>(lb::at_first_drain)));
+        if (how >= 0 && how < 3) ++ways[how];
+      }
+#endif
       CHECK(same_bits(got, want));
       const auto got2 = split2(h);
       CHECK(same_bits(std::get<0>(got2), std::get<0>(want2).to_host()));
@@ -250,6 +266,12 @@ TEST_CASE("streaming: result std::vectors constructed while the pipeline runs eq
     }
   }
   }
+#if defined(UFUNC_TESTING)
+  if (ufunc::cuda_backend && omp_get_max_threads() > 1)  // every way ran
+    CHECK((ways[0] > 0 && ways[1] > 0 && ways[2] > 0));
+#else
+  (void)ways;
+#endif
 }
 
 #if defined(UFUNC_TESTING)
@@ -291,6 +313,33 @@ TEST_CASE("streaming: a failure with late result vectors drains, frees and keeps
     CHECK(tst::live_allocations() == live0);
     CHECK(staging_out() == 0u);
     CHECK(same_bits(gauss(h), want));
+  }
+  if (omp_get_max_threads() > 1) {
+    // Without the limit the call is small: the result vector is built on this
+    // thread while the other OpenMP threads stage and enqueue the chunks.
+    ufunc::set_device_memory_limit(0);
+    const std::size_t n2 = (std::size_t(1) << 20) + 3;
+    const auto h2 = test::random_vector<float>(n2, seed + 2);
+    const auto want2 = gauss(ufunc::to_device(h2)).to_host();
+    CHECK(same_bits(gauss(h2), want2));
+    REQUIRE(tst::pipeline().late_build.load() == static_cast<int>(ufunc::detail::late_build::in_team));
+    const long long chunks2 = tst::pipeline().chunks.load();
+    const long long live2 = tst::live_allocations();  // the staging cache may have grown for this size
+    for (long long k = 0; k < chunks2; ++k) {
+      INFO("built in the team: fault at chunk " << k << " of " << chunks2);
+      tst::set_pipeline_fault(k);
+      CHECK_THROWS_AS((void)gauss(h2), ufunc::cuda_error);
+      tst::clear_pipeline_fault();
+      CHECK(tst::live_allocations() == live2);
+      CHECK(staging_out() == 0u);
+    }
+    tst::set_late_alloc_fault(true);
+    CHECK_THROWS_AS((void)gauss(h2), std::bad_alloc);
+    tst::set_late_alloc_fault(false);
+    CHECK(tst::live_allocations() == live2);
+    CHECK(staging_out() == 0u);
+    CHECK(same_bits(gauss(h2), want2));
+    ufunc::set_device_memory_limit(3 * 8 * 16384);  // `lim`'s, for the argmax cases below
   }
   for (const long long k : {0LL, achunks / 2, achunks - 1}) {
     INFO("argmax: fault at chunk " << k << " of " << achunks);

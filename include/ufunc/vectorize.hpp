@@ -4,9 +4,9 @@
 
 #include <atomic>
 #include <future>
+#include <memory>
 #include <new>
 #include <optional>
-#include <system_error>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -19,6 +19,7 @@
 #include "detail/call.hpp"
 #include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
+#include "detail/host/helper_thread.hpp"
 #include "detail/stream.hpp"
 #include "error.hpp"
 #include "expression.hpp"
@@ -45,16 +46,16 @@ auto allocate_host_vectors(std::size_t n, std::index_sequence<J...>) {
   return std::make_tuple(std::vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
 }
 /// A streamed call's result std::vectors of at least this many bytes (all
-/// outputs together) are constructed on another thread while its first chunks
-/// run: below it, starting a thread (tens of us) costs about what the zero fill
-/// it hides does.
+/// outputs together) are constructed while its first chunks run: below it,
+/// handing them to another thread costs about what the zero fill it hides does.
 inline constexpr std::size_t late_alloc_min_bytes = std::size_t(256) << 10;
-/// Where those result std::vectors are constructed: on a thread started with the
-/// call (true, the default), or on the calling thread when the pipeline first
-/// needs them, its first chunks in flight (false). Neither wins reliably on the
-/// GPU machines (2^20-float calls, bench/NOTES.md: H200 674 us on the thread vs
-/// 620 us on the caller; H100 542 us on the thread). Process-wide; a tuning knob
-/// (bench_stream measures both).
+/// Where those result std::vectors are constructed (detail::late_build): with
+/// true (the default), while the pipeline copies in and computes: in a small
+/// call on the calling thread while the other OpenMP threads stage and enqueue
+/// the chunks, in a larger one on the process's helper thread (the calling
+/// thread when the helper is busy); with false, on the calling thread when the
+/// pipeline first needs them, its chunks in flight. Process-wide; a tuning knob
+/// (bench_stream measures both; bench/NOTES.md, 2026-11-26).
 inline std::atomic<bool>& late_alloc_on_thread() {
   static std::atomic<bool> v{true};
   return v;
@@ -325,12 +326,14 @@ class vectorized {
   }
 
   /// A streamed call's result std::vectors, constructed (zero-filled, single
-  /// threaded) while the pipeline copies in and computes its first chunks: on
-  /// another thread, or on this one when the pipeline first needs them
-  /// (late_alloc_on_thread); the pipeline waits for them before its first write
-  /// into them. If the call fails, the thread is joined (the future's destructor)
-  /// and its vectors freed; a bad_alloc there reaches the caller after the
-  /// pipeline drained.
+  /// threaded) while the pipeline copies in and computes (detail::late_build):
+  /// in a small call, on this thread while the other OpenMP threads stage and
+  /// enqueue every chunk; in a larger one, on the process's helper thread
+  /// (host::helper_thread). On this thread when the pipeline first needs them
+  /// when late_alloc_on_thread is off or the helper is busy with another call's
+  /// vectors. The pipeline waits for them before its first write into them. If
+  /// the call fails, the helper's vectors are waited for and freed before it
+  /// returns; a bad_alloc reaches the caller after the pipeline drained.
   template <class R, class Run>
   static auto late_vectors(std::size_t n, const shape& b, const Run& run) {
     using namespace detail;
@@ -343,17 +346,30 @@ class vectorized {
       return allocate_host_vectors<R>(n, std::make_index_sequence<nout>{});
     };
     std::future<vecs_t> pending;
-    if (late_alloc_on_thread().load(std::memory_order_relaxed)) {
-      try {
-        pending = std::async(std::launch::async, make);
-      } catch (const std::system_error&) {  // no thread to be had: allocate when needed, here
+    // On failure the helper's vectors are waited for before this returns, so
+    // nothing the call made outlives it.
+    struct wait_for {
+      std::future<vecs_t>& f;
+      ~wait_for() {
+        if (f.valid()) f.wait();
       }
-    }
-    std::optional<vecs_t> results;  // destroyed before `pending` is joined
+    } const waiter{pending};
+    std::optional<vecs_t> results;  // destroyed before `pending` is waited for
     auto obtain = [&] {
       if (!results) results.emplace(pending.valid() ? pending.get() : make());
     };
-    const late_host_outputs late = [&] {
+    late_host_outputs late;
+    late.start = [&](bool small) {
+      if (!late_alloc_on_thread().load(std::memory_order_relaxed)) return late_build::at_first_drain;
+      if (small) return late_build::in_team;
+      auto task = std::make_shared<std::packaged_task<vecs_t()>>(make);
+      std::future<vecs_t> f = task->get_future();
+      // Busy (another call's vectors) or no thread: made when first needed, here.
+      if (!host::helper_thread::get().try_post([task] { (*task)(); })) return late_build::at_first_drain;
+      pending = std::move(f);
+      return late_build::helper;
+    };
+    late.bases = [&] {
       obtain();
       return std::apply([](auto&... v) { return std::vector<void*>{static_cast<void*>(v.data())...}; }, *results);
     };

@@ -68,7 +68,8 @@ struct pipeline_state {
   std::atomic<long long> rows_per_chunk{0};  ///< its rows per chunk (rows of its chunked axis)
   std::atomic<long long> chunk_elems{0};     ///< elements of its iteration space a full chunk covers
   std::atomic<int> buffers{0};              ///< its pipeline depth
-  std::atomic<bool> late_alloc_fault{false};  ///< result vectors built on another thread throw bad_alloc
+  std::atomic<bool> late_alloc_fault{false};  ///< result vectors made late throw bad_alloc (every way)
+  std::atomic<int> late_build{-1};  ///< where the last pipeline's late outputs were built (detail::late_build; -1: none)
 };
 inline pipeline_state& pipeline() {
   static pipeline_state s;

@@ -54,10 +54,6 @@ auto rebind_outputs(const cuda::std::tuple<O*...>&, const std::vector<void*>& pt
   return cuda::std::make_tuple(static_cast<O*>(ptr[J])...);
 }
 
-/// Host outputs allocated while the pipeline runs (cuda_stream::late_outputs):
-/// waits for them and returns their bases, outputs first.
-using late_host_outputs = std::function<std::vector<void*>()>;
-
 /// Runs out_j = f(ins...)_j over `iter` on Target, streaming the operands whose
 /// `host` flag is set (outputs first, then inputs, as in `layouts`). Returns when
 /// host outputs hold their data. Throws out_of_memory (naming `name`) when one

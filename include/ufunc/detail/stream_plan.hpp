@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -323,5 +324,27 @@ inline chunk_operand chunk_of(const stream_plan& p, const stream_operand& o, std
   }
   return r;
 }
+
+/// Where late host outputs (below) are built while the pipeline runs.
+enum class late_build {
+  at_first_drain,  ///< on the calling thread, when the pipeline first needs them
+  helper,          ///< on a helper thread (the staging copies leave it a core)
+  in_team,         ///< on the calling thread inside an OpenMP region whose other
+                   ///< threads stage and enqueue every chunk meanwhile
+};
+
+/// Host outputs whose memory a streamed call allocates while its pipeline runs
+/// (its result std::vectors: pageable, contiguous, zero-filled on one thread).
+/// The pipeline calls `start` once, before it enqueues anything, with `small`
+/// true when every chunk fits its buffers at once (chunks <= buffers) and it
+/// has more than one thread: it returns where they are built (in_team only
+/// when small). `bases` waits for them (or builds them, on the calling thread)
+/// and returns one base per operand index, outputs first (entries for other
+/// operands are ignored); called once, before the first drain. Its exception
+/// (bad_alloc) reaches the caller after the pipeline drained.
+struct late_host_outputs {
+  std::function<late_build(bool small)> start;
+  std::function<std::vector<void*>()> bases;
+};
 
 }  // namespace ufunc::detail

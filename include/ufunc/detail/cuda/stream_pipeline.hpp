@@ -3,16 +3,18 @@
 // host-to-device copy of chunk k+1, the kernel of chunk k and the device-to-host
 // copy of chunk k-1 overlap. Pageable host memory goes through page-locked
 // staging buffers that the calling thread (with OpenMP helpers) fills and
-// drains while the device works on other chunks; page-locked memory (a
-// pinned_array, or memory the caller registered) is copied directly.
+// drains while the device works on other chunks (around the CPU caches:
+// host/staging_copy.hpp); page-locked memory (a pinned_array, or memory the
+// caller registered) is copied directly.
 //
 // Late outputs: a pageable host output is written only by `drain`, from
-// staging, so its memory may arrive late: a call that allocates its result
-// std::vectors itself constructs them (their zero fill is single-threaded) while
-// the first chunks are copied in and computed, on another thread or when the
-// callback it hands run_pipeline is called (detail::late_alloc_on_thread); the
-// callback is called once, before the first drain. Its exception (bad_alloc)
-// reaches the caller like any other, after the drain.
+// staging, so its memory may arrive late (detail::late_host_outputs): a call
+// that allocates its result std::vectors itself constructs them (their zero
+// fill is single-threaded) while the first chunks are copied in and computed,
+// on the process's helper thread (host/helper_thread.hpp) or, when that is
+// busy or late_alloc_on_thread is off, on the calling thread when the pipeline
+// first asks for their bases, once, before the first drain. Its exception
+// (bad_alloc) reaches the caller like any other, after the drain.
 //
 // Resources: staging buffers come from a process-wide cache (page-locked memory
 // is slow to allocate), chunk buffers from the device's stream-ordered pool
@@ -42,6 +44,7 @@
 #include "../../error.hpp"
 #include "../../stream.hpp"
 #include "../host/parallel.hpp"
+#include "../host/staging_copy.hpp"
 #include "../memory.hpp"
 #include "../stream_plan.hpp"
 
@@ -62,6 +65,15 @@ struct chunk_bounds {
   /// process staging at the same time ran the calls 30-60 x slower, bench/NOTES.md),
   /// and a few threads may move the link's bytes as well as all of them.
   std::atomic<int> staging_threads{0};
+  /// Staging copies of small calls (chunks <= buffers) around the CPU caches
+  /// (host::copy_streaming into staging, host::copy_evicting_source out of it;
+  /// false: plain memcpy). Larger calls always copy through the cache: their
+  /// pace is the host copies', which streaming stores and evictions slow (H100,
+  /// 2026-11-26: 4 GiB pageable in+out 0.238 s around the cache, 0.169 s
+  /// through it), where a small call waits on each chunk's DMA, which lines in
+  /// the CPU caches halve (2^20 floats into an existing vector: 344 vs 464 us).
+  /// A tuning knob: bench_stream measures both.
+  std::atomic<bool> staging_bypasses_cache{true};
   static chunk_bounds& get() {
     static chunk_bounds b;
     return b;
@@ -232,26 +244,46 @@ inline bool is_pinned(const void* p) {
   return a.type == cudaMemoryTypeHost;
 }
 
+/// Which side of a host copy is a staging buffer (see host/staging_copy.hpp).
+enum class staging_side { dst, src };
+
+/// How a call's staging copies run.
+struct copy_policy {
+  int max_threads = 0;        ///< at most this many threads when positive
+  bool around_cache = false;  ///< staging lines kept out of the CPU caches (host/staging_copy.hpp)
+};
+
+/// One thread's piece of a staging copy.
+inline void copy_piece(char* d, const char* s, std::size_t len, staging_side side, bool around_cache) {
+  if (!around_cache) std::memcpy(d, s, len);
+  else if (side == staging_side::dst) host::copy_streaming(d, s, len);
+  else host::copy_evicting_source(d, s, len);
+}
+
 /// memcpy spread over the OpenMP threads (staging copies run on the host while
 /// the device works; one core alone is slower than the link). Pieces of at
 /// least 64 KiB, about one per thread and at most 1 MiB: the half-MiB chunks of
-/// a small call are copied by several cores too.
-inline void host_copy(void* dst, const void* src, std::size_t bytes) {
+/// a small call are copied by several cores too. At most `max_threads` threads
+/// when positive.
+inline void host_copy(void* dst, const void* src, std::size_t bytes, staging_side side, const copy_policy& pol) {
+  const int max_threads = pol.max_threads;
   constexpr std::size_t min_piece = std::size_t(64) << 10, max_piece = std::size_t(1) << 20;
-  const int cap = chunk_bounds::get().staging_threads.load(std::memory_order_relaxed);
+  const int knob = chunk_bounds::get().staging_threads.load(std::memory_order_relaxed);
+  const int cap = knob > 0 && max_threads > 0 ? std::min(knob, max_threads) : std::max(knob, max_threads);
   const std::size_t slots =
       static_cast<std::size_t>(std::max(1, cap > 0 ? std::min(cap, host::parallel_slots()) : host::parallel_slots()));
   const std::size_t piece = std::min(max_piece, std::max(min_piece, (bytes + slots - 1) / slots));
   const index_t n = static_cast<index_t>((bytes + piece - 1) / piece);
+  auto copy = [&](char* d, const char* s, std::size_t len) { copy_piece(d, s, len, side, pol.around_cache); };
   if (n <= 1) {
-    if (bytes) std::memcpy(dst, src, bytes);
+    if (bytes) copy(static_cast<char*>(dst), static_cast<const char*>(src), bytes);
     return;
   }
   host::parallel_n(
       n,
       [&](index_t i) {
         const std::size_t b = static_cast<std::size_t>(i) * piece;
-        std::memcpy(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, std::min(piece, bytes - b));
+        copy(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, std::min(piece, bytes - b));
       },
       cap);
 }
@@ -264,10 +296,9 @@ struct io {
   std::size_t elem = 0;
 };
 
-/// Late host outputs (see the header comment): waits for their memory and
-/// returns one base per operand index (outputs come first; entries for other
-/// operands are ignored). Only pageable memory the call allocated itself.
-using late_outputs = std::function<std::vector<void*>()>;
+/// Late host outputs (see the header comment and detail::late_host_outputs).
+/// Only pageable memory the call allocated itself.
+using late_outputs = detail::late_host_outputs;
 
 /// Runs plan `p` over the operands `ops` (described for the planner by `sop`;
 /// `moves` host operands are copied per chunk, `fixed` ones once, `device` ones
@@ -287,12 +318,23 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
   const std::size_t nops = ops.size();
   const int nb = p.buffers;
   stream_set& ss = stream_set::get();
+  const bool small = p.chunks <= nb;
+  const late_build build =
+      late ? late->start(small && host::parallel_slots() > 1) : late_build::at_first_drain;
+  copy_policy pol;
+  pol.around_cache = small && chunk_bounds::get().staging_bypasses_cache.load(std::memory_order_relaxed);
+  // While a helper thread builds the late outputs, the staging copies leave it
+  // a core, for the whole call (a team that changed size within it would
+  // restart OpenMP threads). H100, 2026-11-26: with every core taken (OpenMP
+  // threads spin between regions) the helper ran only once this thread blocked.
+  if (late && build == late_build::helper) pol.max_threads = std::max(1, host::parallel_slots() - 1);
 #if defined(UFUNC_TESTING)
   auto& tp = testing::pipeline();
   tp.chunks.store(p.chunks);
   tp.rows_per_chunk.store(p.rows_per_chunk);
   tp.chunk_elems.store(p.chunks > 0 ? p.chunk_shape(0).count() : 0);
   tp.buffers.store(nb);
+  tp.late_build.store(late ? static_cast<int>(build) : -1);
 #endif
 
   // Buffers first (declared before the drain guard, so freed after it ran).
@@ -325,7 +367,7 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
     if (ops[k].is_out) continue;  // a fixed output (a partial reduction's result) is the caller's
     const void* src = ops[k].host;
     if (!pinned[k]) {
-      host_copy(stage[k][0].p, src, bytes);
+      host_copy(stage[k][0].p, src, bytes, staging_side::dst, pol);
       src = stage[k][0].p;
     }
     UFUNC_CUDA_CHECK(cudaMemcpyAsync(dev[k][0].p, src, bytes, cudaMemcpyHostToDevice, ss.st[0]));
@@ -343,26 +385,27 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
   };
   // Host outputs of chunk c, once its copy-out has finished: staging -> user memory.
   bool waiting_late = late != nullptr;
+  auto take_late = [&](const std::vector<void*>& got) {
+    waiting_late = false;
+    for (std::size_t k = 0; k < nops && k < got.size(); ++k)
+      if (ops[k].is_out && !ops[k].host_out) ops[k].host_out = got[k];
+  };
   auto drain = [&](index_t c) {
     const int b = static_cast<int>(c % nb);
-    if (waiting_late) {  // the late outputs' memory, needed from here on (meanwhile chunks 0..nb-1 ran)
-      waiting_late = false;
-      const std::vector<void*> got = (*late)();
-      for (std::size_t k = 0; k < nops && k < got.size(); ++k)
-        if (ops[k].is_out && !ops[k].host_out) ops[k].host_out = got[k];
-    }
+    if (waiting_late) take_late(late->bases());  // needed from here on (meanwhile chunks 0..nb-1 ran)
     UFUNC_CUDA_CHECK(cudaEventSynchronize(ss.done[b]));
     for (std::size_t k = 0; k < nops; ++k)
       if (ops[k].is_out && p.roles[k] == role::moves && !pinned[k])
-        host_copy(host_at(k, c, true), stage[k][static_cast<std::size_t>(b)].p, chunk_bytes(k, c));
+        host_copy(host_at(k, c, true), stage[k][static_cast<std::size_t>(b)].p, chunk_bytes(k, c), staging_side::src,
+                  pol);
   };
-
-  std::vector<void*> ptr(nops, nullptr);
-  for (index_t c = 0; c < p.chunks; ++c) {
-    const int b = static_cast<int>(c % nb);
-    const auto bu = static_cast<std::size_t>(b);
-    if (c >= nb) drain(c - nb);  // slot b's previous chunk is done: its buffers are free
-    cudaStream_t st = ss.st[b];
+  // Chunk c's copies in, kernel(s) and copies out, on its slot's stream. With
+  // `stage_here` its pageable inputs are staged first (each just before its
+  // copy); without, they already are. May run on any thread (in_team below).
+  auto enqueue = [&](index_t c, bool stage_here) {
+    const auto bu = static_cast<std::size_t>(c % nb);
+    cudaStream_t st = ss.st[bu];
+    std::vector<void*> ptr(nops, nullptr);
     for (std::size_t k = 0; k < nops; ++k) {
       const auto r = p.roles[k];
       if (r == role::device) {
@@ -378,13 +421,11 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
           const std::size_t bytes = chunk_bytes(k, c);
           const void* src = host_at(k, c, false);
           if (!pinned[k]) {
-            host_copy(stage[k][bu].p, src, bytes);
+            if (stage_here) host_copy(stage[k][bu].p, src, bytes, staging_side::dst, pol);
             src = stage[k][bu].p;
           }
           UFUNC_CUDA_CHECK(cudaMemcpyAsync(ptr[k], src, bytes, cudaMemcpyHostToDevice, st));
         }
-      } else {
-        ptr[k] = nullptr;
       }
     }
 #if defined(UFUNC_TESTING)
@@ -397,7 +438,67 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
       void* dst = pinned[k] ? static_cast<void*>(host_at(k, c, true)) : stage[k][bu].p;
       UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, ptr[k], chunk_bytes(k, c), cudaMemcpyDeviceToHost, st));
     }
-    UFUNC_CUDA_CHECK(cudaEventRecord(ss.done[b], st));
+    UFUNC_CUDA_CHECK(cudaEventRecord(ss.done[bu], st));
+  };
+
+  index_t first = 0;  // chunks enqueued before the loop below
+  if (late && build == late_build::in_team) {
+    // A small call whose outputs this thread builds: it does that (a single-
+    // threaded zero fill) inside an OpenMP region whose other threads stage
+    // every chunk's pageable inputs in pieces, the one finishing a chunk's
+    // last piece enqueuing it; then it joins them. No thread outside the team
+    // (which would find every core taken) and the fill overlaps the copies.
+    struct piece {
+      index_t c;
+      std::size_t k, off, len;  // len 0: a chunk with nothing to stage
+    };
+    std::vector<piece> pieces;
+    std::vector<std::atomic<int>> left(static_cast<std::size_t>(p.chunks));
+    const std::size_t threads = static_cast<std::size_t>(std::max(1, host::parallel_slots() - 1));
+    constexpr std::size_t min_piece = std::size_t(64) << 10;
+    for (index_t c = 0; c < p.chunks; ++c) {
+      int count = 0;
+      for (std::size_t k = 0; k < nops; ++k) {
+        if (ops[k].is_out || p.roles[k] != role::moves || pinned[k]) continue;
+        const std::size_t bytes = chunk_bytes(k, c);
+        const std::size_t len = std::max(min_piece, (bytes + threads - 1) / threads);
+        for (std::size_t off = 0; off < bytes; off += len, ++count)
+          pieces.push_back({c, k, off, std::min(len, bytes - off)});
+      }
+      if (count == 0) {
+        pieces.push_back({c, 0, 0, 0});
+        count = 1;
+      }
+      left[static_cast<std::size_t>(c)].store(count);
+    }
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> stop{false};
+    std::vector<void*> got;
+    const auto team = static_cast<index_t>(threads + 1);  // the full team always (a new size restarts threads)
+    host::parallel_n(team, [&](index_t t) {
+      try {
+        if (t == 0) got = late->bases();  // the calling thread (item 0 of parallel_n's static schedule)
+        while (!stop.load(std::memory_order_relaxed)) {
+          const std::size_t i = next.fetch_add(1);
+          if (i >= pieces.size()) break;
+          const piece& q = pieces[i];
+          const auto bu = static_cast<std::size_t>(q.c % nb);
+          if (q.len)
+            copy_piece(static_cast<char*>(stage[q.k][bu].p) + q.off, host_at(q.k, q.c, false) + q.off, q.len,
+                       staging_side::dst, pol.around_cache);
+          if (left[static_cast<std::size_t>(q.c)].fetch_sub(1) == 1) enqueue(q.c, false);
+        }
+      } catch (...) {
+        stop.store(true);  // stage and enqueue no more; parallel_n rethrows after the region
+        throw;
+      }
+    });
+    take_late(got);
+    first = p.chunks;
+  }
+  for (index_t c = first; c < p.chunks; ++c) {
+    if (c >= nb) drain(c - nb);  // slot c % nb's previous chunk is done: its buffers are free
+    enqueue(c, true);
   }
   for (index_t c = std::max<index_t>(0, p.chunks - nb); c < p.chunks; ++c) drain(c);
   // The caller's stream continues after the pipeline (device outputs written by it).
