@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <memory>
 #include <random>
@@ -27,6 +28,15 @@ std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed) {
   std::vector<unsigned char> v(n);
   for (auto& b : v) b = static_cast<unsigned char>(rng());
   return v;
+}
+
+/// Posts `job`, retrying while the helper finishes an earlier job (up to ~1 s).
+bool post_when_idle(ufunc::detail::host::helper_thread& helper, const std::function<void()>& job) {
+  for (int tries = 0; tries < 20000; ++tries) {
+    if (helper.try_post(job)) return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return false;
 }
 
 std::uint64_t seed_now() {
@@ -79,11 +89,7 @@ TEST_CASE("helper thread: jobs run there, results and exceptions reach their fut
       return v;
     });
     auto f = task->get_future();
-    bool posted = false;
-    for (int tries = 0; tries < 1000 && !posted; ++tries) {  // the last job may still be finishing
-      posted = helper.try_post([task] { (*task)(); });
-      if (!posted) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
+    const bool posted = post_when_idle(helper, [task] { (*task)(); });
     REQUIRE(posted);
     const auto v = f.get();
     REQUIRE(v.size() == n);
@@ -98,11 +104,7 @@ TEST_CASE("helper thread: jobs run there, results and exceptions reach their fut
       throw std::runtime_error("from the helper");
     });
     auto f = task->get_future();
-    bool posted = false;
-    for (int tries = 0; tries < 1000 && !posted; ++tries) {
-      posted = helper.try_post([task] { (*task)(); });
-      if (!posted) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
+    const bool posted = post_when_idle(helper, [task] { (*task)(); });
     REQUIRE(posted);
     CHECK((id.get() != std::this_thread::get_id()));
     CHECK_THROWS_AS(f.get(), std::runtime_error);
@@ -112,26 +114,19 @@ TEST_CASE("helper thread: jobs run there, results and exceptions reach their fut
     std::promise<void> release;
     std::shared_future<void> gate = release.get_future().share();
     std::atomic<bool> running{false};
-    bool posted = false;
-    for (int tries = 0; tries < 1000 && !posted; ++tries) {
-      posted = helper.try_post([gate, &running] {
-        running = true;
-        gate.wait();
-      });
-      if (!posted) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
+    const bool posted = post_when_idle(helper, [gate, &running] {
+      running = true;
+      gate.wait();
+    });
     REQUIRE(posted);
     while (!running) std::this_thread::yield();
     std::atomic<int> ran{0};
     CHECK_FALSE(helper.try_post([&ran] { ++ran; }));
     release.set_value();
-    bool again = false;
-    for (int tries = 0; tries < 1000 && !again; ++tries) {
-      again = helper.try_post([&ran] { ++ran; });
-      if (!again) std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
+    const bool again = post_when_idle(helper, [&ran] { ++ran; });
     CHECK(again);
-    for (int tries = 0; tries < 1000 && ran.load() == 0; ++tries) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    for (int tries = 0; tries < 20000 && ran.load() == 0; ++tries)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
     CHECK(ran.load() == 1);  // the refused job never ran
   }
   // Callers on several threads: each job posted runs exactly once.
