@@ -53,15 +53,15 @@ namespace ufunc::detail::cuda_stream {
 /// Pipeline depth: 3 buffers per moving operand (copy in, compute, copy out).
 inline constexpr int buffers = 3;
 /// The bounds of target_chunk_bytes; process-wide, read by every streamed call
-/// (bench/bench_stream.cu sweeps them; H100, 2026-11-26, staging around the
-/// caches and the result vector built in the team: a 2^20-float std::vector call
-/// took 657 / 554 / 450 / 405 us at a 1 / 2 / 4 / 8 MiB minimum (2026-11-25, before
-/// those: 818 / 655 / 592 / 589): per-chunk costs, the staging copies' thread
-/// wake-ups above all, outweigh the overlap of more chunks at that size, and one
-/// chunk's copies already overlap the vector's fill; a 4 GiB pinned call is flat
-/// from 16 to 128 MiB).
+/// (bench/bench_stream.cu sweeps them; H100, 2026-11-25, nothing else running: a
+/// 2^20-float std::vector call took 818 / 655 / 592 / 589 us at a 1 / 2 / 4 / 8 MiB
+/// minimum: per-chunk costs, the staging copies' thread wake-ups above all, outweigh
+/// the overlap of more chunks at that size; a 4 GiB pinned one is flat from 16 to
+/// 128 MiB. 2026-11-26, staging around the caches and the result vector built in
+/// the team: 657 / 554 / 450 / 405 us; 8 MiB is the next default to validate,
+/// bench/NOTES.md).
 struct chunk_bounds {
-  std::atomic<std::size_t> min_bytes{std::size_t(8) << 20};
+  std::atomic<std::size_t> min_bytes{std::size_t(4) << 20};
   std::atomic<std::size_t> max_bytes{std::size_t(32) << 20};
   /// Host threads of one staging copy (0: every OpenMP thread). A tuning knob:
   /// libgomp's barriers collapse when the cores are oversubscribed (another
