@@ -58,10 +58,9 @@ inline constexpr int buffers = 3;
 /// minimum: per-chunk costs, the staging copies' thread wake-ups above all, outweigh
 /// the overlap of more chunks at that size; a 4 GiB pinned one is flat from 16 to
 /// 128 MiB. 2026-11-26, staging around the caches and the result vector built in
-/// the team: 657 / 554 / 450 / 405 us; 8 MiB is the next default to validate,
-/// bench/NOTES.md).
+/// the team: 657 / 554 / 450 / 405 us, hence 8 MiB (bench/NOTES.md).
 struct chunk_bounds {
-  std::atomic<std::size_t> min_bytes{std::size_t(4) << 20};
+  std::atomic<std::size_t> min_bytes{std::size_t(8) << 20};
   std::atomic<std::size_t> max_bytes{std::size_t(32) << 20};
   /// Host threads of one staging copy (0: every OpenMP thread). A tuning knob:
   /// libgomp's barriers collapse when the cores are oversubscribed (another
@@ -263,19 +262,26 @@ inline void copy_piece(char* d, const char* s, std::size_t len, staging_side sid
   else host::copy_evicting_source(d, s, len);
 }
 
+/// The piece one thread copies of a `bytes`-long staging copy shared by
+/// `threads`: about one per thread, at least 64 KiB (smaller pieces cost more in
+/// scheduling than they save) and at most 1 MiB (a late thread still finds work).
+inline std::size_t staging_piece_bytes(std::size_t bytes, std::size_t threads) {
+  constexpr std::size_t min_piece = std::size_t(64) << 10, max_piece = std::size_t(1) << 20;
+  threads = std::max<std::size_t>(1, threads);
+  return std::min(max_piece, std::max(min_piece, (bytes + threads - 1) / threads));
+}
+
 /// memcpy spread over the OpenMP threads (staging copies run on the host while
-/// the device works; one core alone is slower than the link). Pieces of at
-/// least 64 KiB, about one per thread and at most 1 MiB: the half-MiB chunks of
-/// a small call are copied by several cores too. At most `max_threads` threads
-/// when positive.
+/// the device works; one core alone is slower than the link), in
+/// staging_piece_bytes pieces: the half-MiB chunks of a small call are copied by
+/// several cores too. At most `max_threads` threads when positive.
 inline void host_copy(void* dst, const void* src, std::size_t bytes, staging_side side, const copy_policy& pol) {
   const int max_threads = pol.max_threads;
-  constexpr std::size_t min_piece = std::size_t(64) << 10, max_piece = std::size_t(1) << 20;
   const int knob = chunk_bounds::get().staging_threads.load(std::memory_order_relaxed);
   const int cap = knob > 0 && max_threads > 0 ? std::min(knob, max_threads) : std::max(knob, max_threads);
   const std::size_t slots =
       static_cast<std::size_t>(std::max(1, cap > 0 ? std::min(cap, host::parallel_slots()) : host::parallel_slots()));
-  const std::size_t piece = std::min(max_piece, std::max(min_piece, (bytes + slots - 1) / slots));
+  const std::size_t piece = staging_piece_bytes(bytes, slots);
   const index_t n = static_cast<index_t>((bytes + piece - 1) / piece);
   auto copy = [&](char* d, const char* s, std::size_t len) { copy_piece(d, s, len, side, pol.around_cache); };
   if (n <= 1) {
@@ -405,10 +411,13 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
   // Chunk c's copies in, kernel(s) and copies out, on its slot's stream. With
   // `stage_here` its pageable inputs are staged first (each just before its
   // copy); without, they already are. May run on any thread (in_team below).
+  // One pointer array per slot, made here: chunks of different slots may be
+  // enqueued at once (in_team below), a slot's next chunk only after its drain.
+  std::vector<std::vector<void*>> slot_ptr(static_cast<std::size_t>(nb), std::vector<void*>(nops, nullptr));
   auto enqueue = [&](index_t c, bool stage_here) {
     const auto bu = static_cast<std::size_t>(c % nb);
     cudaStream_t st = ss.st[bu];
-    std::vector<void*> ptr(nops, nullptr);
+    std::vector<void*>& ptr = slot_ptr[bu];
     for (std::size_t k = 0; k < nops; ++k) {
       const auto r = p.roles[k];
       if (r == role::device) {
@@ -458,13 +467,12 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
     std::vector<piece> pieces;
     std::vector<std::atomic<int>> left(static_cast<std::size_t>(p.chunks));
     const std::size_t threads = static_cast<std::size_t>(std::max(1, host::parallel_slots() - 1));
-    constexpr std::size_t min_piece = std::size_t(64) << 10;
     for (index_t c = 0; c < p.chunks; ++c) {
       int count = 0;
       for (std::size_t k = 0; k < nops; ++k) {
         if (ops[k].is_out || p.roles[k] != role::moves || pinned[k]) continue;
         const std::size_t bytes = chunk_bytes(k, c);
-        const std::size_t len = std::max(min_piece, (bytes + threads - 1) / threads);
+        const std::size_t len = staging_piece_bytes(bytes, threads);
         for (std::size_t off = 0; off < bytes; off += len, ++count)
           pieces.push_back({c, k, off, std::min(len, bytes - off)});
       }
