@@ -216,6 +216,27 @@ std::size_t staging_out() {
   return 0;
 #  endif
 }
+
+/// Arms a test fault (`arm(true)`), expects `call` to throw E, disarms it, and
+/// checks that nothing leaked: the live device allocations are `live` again and
+/// no staging block is out.
+template <class E, class Arm, class Call>
+void check_clean_failure(const Arm& arm, const Call& call, long long live) {
+  arm(true);
+  CHECK_THROWS_AS((void)call(), E);
+  arm(false);
+  CHECK(ufunc::detail::testing::live_allocations() == live);
+  CHECK(staging_out() == 0u);
+}
+/// The fault of a failed kernel launch at chunk k (detail::testing::pipeline).
+auto fault_at_chunk(long long k) {
+  return [k](bool on) {
+    if (on) ufunc::detail::testing::set_pipeline_fault(k);
+    else ufunc::detail::testing::clear_pipeline_fault();
+  };
+}
+/// The fault of a bad_alloc while the result vectors are built.
+void late_alloc_fault(bool on) { ufunc::detail::testing::set_late_alloc_fault(on); }
 #endif
 }  // namespace
 
@@ -294,24 +315,17 @@ TEST_CASE("streaming: a failure with late result vectors drains, frees and keeps
   const long long achunks = tst::pipeline().chunks.load();
   REQUIRE(achunks >= 4);
   const long long live0 = tst::live_allocations();
+  const auto call = [&] { return gauss(h); };
   for (const long long k : {0LL, 1LL, 3LL, chunks / 2, chunks - 1}) {
     INFO("fault at chunk " << k << " of " << chunks);
-    tst::set_pipeline_fault(k);
-    CHECK_THROWS_AS((void)gauss(h), ufunc::cuda_error);
-    tst::clear_pipeline_fault();
-    CHECK(tst::live_allocations() == live0);
-    CHECK(staging_out() == 0u);
+    check_clean_failure<ufunc::cuda_error>(fault_at_chunk(k), call, live0);
     CHECK(same_bits(gauss(h), want));
   }
   for (const bool on_thread : {true, false}) {
     INFO("the result vectors' allocation fails (bad_alloc on " << (on_thread ? "their thread" : "the calling thread")
                                                                 << ")");
     const late_mode_scope mode(on_thread);
-    tst::set_late_alloc_fault(true);
-    CHECK_THROWS_AS((void)gauss(h), std::bad_alloc);
-    tst::set_late_alloc_fault(false);
-    CHECK(tst::live_allocations() == live0);
-    CHECK(staging_out() == 0u);
+    check_clean_failure<std::bad_alloc>(late_alloc_fault, call, live0);
     CHECK(same_bits(gauss(h), want));
   }
   if (omp_get_max_threads() > 1) {
@@ -325,29 +339,18 @@ TEST_CASE("streaming: a failure with late result vectors drains, frees and keeps
     REQUIRE(tst::pipeline().late_build.load() == static_cast<int>(ufunc::detail::late_build::in_team));
     const long long chunks2 = tst::pipeline().chunks.load();
     const long long live2 = tst::live_allocations();  // the staging cache may have grown for this size
+    const auto call2 = [&] { return gauss(h2); };
     for (long long k = 0; k < chunks2; ++k) {
       INFO("built in the team: fault at chunk " << k << " of " << chunks2);
-      tst::set_pipeline_fault(k);
-      CHECK_THROWS_AS((void)gauss(h2), ufunc::cuda_error);
-      tst::clear_pipeline_fault();
-      CHECK(tst::live_allocations() == live2);
-      CHECK(staging_out() == 0u);
+      check_clean_failure<ufunc::cuda_error>(fault_at_chunk(k), call2, live2);
     }
-    tst::set_late_alloc_fault(true);
-    CHECK_THROWS_AS((void)gauss(h2), std::bad_alloc);
-    tst::set_late_alloc_fault(false);
-    CHECK(tst::live_allocations() == live2);
-    CHECK(staging_out() == 0u);
+    check_clean_failure<std::bad_alloc>(late_alloc_fault, call2, live2);
     CHECK(same_bits(gauss(h2), want2));
     ufunc::set_device_memory_limit(3 * 8 * 16384);  // `lim`'s, for the argmax cases below
   }
   for (const long long k : {0LL, achunks / 2, achunks - 1}) {
     INFO("argmax: fault at chunk " << k << " of " << achunks);
-    tst::set_pipeline_fault(k);
-    CHECK_THROWS_AS((void)ufunc::argmax(hn), ufunc::cuda_error);
-    tst::clear_pipeline_fault();
-    CHECK(tst::live_allocations() == live0);
-    CHECK(staging_out() == 0u);
+    check_clean_failure<ufunc::cuda_error>(fault_at_chunk(k), [&] { return ufunc::argmax(hn); }, live0);
     CHECK(ufunc::argmax(hn) == want_arg);
   }
 }
