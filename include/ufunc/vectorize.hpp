@@ -339,10 +339,13 @@ class vectorized {
     using namespace detail;
     constexpr int nout = result_traits<R>::nout;
     using vecs_t = decltype(allocate_host_vectors<R>(n, std::make_index_sequence<nout>{}));
-    auto make = [n] {
+    auto fault = [] {
 #if defined(UFUNC_TESTING)
       if (detail::testing::pipeline().late_alloc_fault.load()) throw std::bad_alloc();
 #endif
+    };
+    auto make = [n, fault] {
+      fault();
       return allocate_host_vectors<R>(n, std::make_index_sequence<nout>{});
     };
     std::future<vecs_t> pending;
@@ -372,6 +375,14 @@ class vectorized {
     late.bases = [&] {
       obtain();
       return std::apply([](auto&... v) { return std::vector<void*>{static_cast<void*>(v.data())...}; }, *results);
+    };
+    late.reserve = [&] {  // in_team: storage now, elements constructed in steps
+      fault();
+      results.emplace();
+      std::apply([n](auto&... v) { (v.reserve(n), ...); }, *results);
+    };
+    late.construct_to = [&](std::size_t m) {  // within the capacity reserved: no reallocation
+      std::apply([m](auto&... v) { (v.resize(m), ...); }, *results);
     };
     const auto views = late_result_views<R, Target>(b, std::make_index_sequence<nout>{});
     std::array<operand_layout, nout> out_l{};

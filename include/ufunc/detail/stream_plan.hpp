@@ -342,9 +342,18 @@ enum class late_build {
 /// and returns one base per operand index, outputs first (entries for other
 /// operands are ignored); called once, before the first drain. Its exception
 /// (bad_alloc) reaches the caller after the pipeline drained.
+///
+/// in_team builds them in steps, so that chunks drain behind the zero fill:
+/// `reserve` allocates every output's storage (no element constructed; may
+/// throw bad_alloc), `construct_to(m)` constructs elements [0, m) of each (m
+/// grows from call to call, up to the outputs' element count), and `bases`,
+/// called after the first construct_to, returns their bases, which stay put.
+/// All three run on the calling thread.
 struct late_host_outputs {
   std::function<late_build(bool small)> start;
   std::function<std::vector<void*>()> bases;
+  std::function<void()> reserve;
+  std::function<void(std::size_t m)> construct_to;
 };
 
 }  // namespace ufunc::detail

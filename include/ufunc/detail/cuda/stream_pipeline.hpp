@@ -10,11 +10,14 @@
 // Late outputs: a pageable host output is written only by `drain`, from
 // staging, so its memory may arrive late (detail::late_host_outputs): a call
 // that allocates its result std::vectors itself constructs them (their zero
-// fill is single-threaded) while the first chunks are copied in and computed,
-// on the process's helper thread (host/helper_thread.hpp) or, when that is
-// busy or late_alloc_on_thread is off, on the calling thread when the pipeline
-// first asks for their bases, once, before the first drain. Its exception
-// (bad_alloc) reaches the caller like any other, after the drain.
+// fill is single-threaded) while the first chunks are copied in and computed:
+// in a small call on the calling thread, in steps, while the other OpenMP
+// threads stage, enqueue and drain the chunks behind the fill (late_build::
+// in_team); in a larger one on the process's helper thread
+// (host/helper_thread.hpp) or, when that is busy or late_alloc_on_thread is
+// off, on the calling thread when the pipeline first asks for their bases,
+// once, before the first drain. Its exception (bad_alloc) reaches the caller
+// like any other, after the drain.
 //
 // Resources: staging buffers come from a process-wide cache (page-locked memory
 // is slow to allocate), chunk buffers from the device's stream-ordered pool
@@ -39,6 +42,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "../../error.hpp"
@@ -454,18 +458,32 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
   };
 
   index_t first = 0;  // chunks enqueued before the loop below
+  index_t drained = 0;  // chunks drained before the loops below
   if (late && build == late_build::in_team) {
-    // A small call whose outputs this thread builds: it does that (a single-
-    // threaded zero fill) inside an OpenMP region whose other threads stage
-    // every chunk's pageable inputs in pieces, the one finishing a chunk's
-    // last piece enqueuing it; then it joins them. No thread outside the team
-    // (which would find every core taken) and the fill overlaps the copies.
+    // A small call whose outputs this thread builds: it constructs them in
+    // steps (a single-threaded zero fill) inside an OpenMP region whose other
+    // threads stage every chunk's pageable inputs in pieces, the one finishing
+    // a chunk's last piece enqueuing it, then drain every chunk in pieces, each
+    // piece once its chunk's copies are done and the fill has passed its
+    // elements; this thread joins them after the fill. No thread outside the
+    // team (it would find every core taken); the fill overlaps the copies and
+    // the drains follow it closely.
     struct piece {
       index_t c;
       std::size_t k, off, len;  // len 0: a chunk with nothing to stage
+      bool out;                 // a drain piece
+      std::size_t need;         // a drain piece: the output elements constructed first
     };
     std::vector<piece> pieces;
     std::vector<std::atomic<int>> left(static_cast<std::size_t>(p.chunks));
+    std::vector<std::atomic<bool>> enqueued(static_cast<std::size_t>(p.chunks));
+    std::vector<bool> late_k(nops, false);
+    std::size_t late_elems = 0;  // every late output's element count (one shape)
+    for (std::size_t k = 0; k < nops; ++k)
+      if (ops[k].is_out && !ops[k].host_out) {
+        late_k[k] = true;
+        late_elems = static_cast<std::size_t>(sop[k].shp.count());
+      }
     const std::size_t threads = static_cast<std::size_t>(std::max(1, host::parallel_slots() - 1));
     for (index_t c = 0; c < p.chunks; ++c) {
       int count = 0;
@@ -474,44 +492,92 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
         const std::size_t bytes = chunk_bytes(k, c);
         const std::size_t len = staging_piece_bytes(bytes, threads);
         for (std::size_t off = 0; off < bytes; off += len, ++count)
-          pieces.push_back({c, k, off, std::min(len, bytes - off)});
+          pieces.push_back({c, k, off, std::min(len, bytes - off), false, 0});
       }
       if (count == 0) {
-        pieces.push_back({c, 0, 0, 0});
+        pieces.push_back({c, 0, 0, 0, false, 0});
         count = 1;
       }
       left[static_cast<std::size_t>(c)].store(count);
+      enqueued[static_cast<std::size_t>(c)].store(false);
     }
+    // Drain pieces after every staging piece: a thread reaching one waits only
+    // on work already handed out.
+    for (index_t c = 0; c < p.chunks; ++c)
+      for (std::size_t k = 0; k < nops; ++k) {
+        if (!ops[k].is_out || p.roles[k] != role::moves || pinned[k]) continue;
+        const std::size_t bytes = chunk_bytes(k, c), e = ops[k].elem;
+        const std::size_t begin = static_cast<std::size_t>(chunk_of(p, sop[k], k, c).host_begin);
+        const std::size_t len = staging_piece_bytes(bytes, threads + 1);
+        for (std::size_t off = 0; off < bytes; off += len) {
+          const std::size_t l = std::min(len, bytes - off);
+          pieces.push_back({c, k, off, l, true, late_k[k] ? begin + (off + l + e - 1) / e : 0});
+        }
+      }
+    // The fill's steps: about 16, of at least 16384 elements (64 KiB of floats).
+    const std::size_t step = std::max<std::size_t>(16384, (late_elems + 15) / 16);
+    std::atomic<std::size_t> built{0};  // output elements constructed (their bases published with the first)
     std::atomic<std::size_t> next{0};
     std::atomic<bool> stop{false};
-    std::vector<void*> got;
+    auto wait_until = [&](const auto& ready) {  // false: another thread failed
+      while (!ready()) {
+        if (stop.load(std::memory_order_relaxed)) return false;
+        std::this_thread::yield();
+      }
+      return true;
+    };
     const auto team = static_cast<index_t>(threads + 1);  // the full team always (a new size restarts threads)
     host::parallel_n(team, [&](index_t t) {
       try {
-        if (t == 0) got = late->bases();  // the calling thread (item 0 of parallel_n's static schedule)
+        if (t == 0) {  // the calling thread (item 0 of parallel_n's static schedule)
+          late->reserve();
+          std::size_t m = std::min(step, late_elems);
+          late->construct_to(m);
+          take_late(late->bases());  // ops[k].host_out, published by `built`
+          built.store(m, std::memory_order_release);
+          while (m < late_elems && !stop.load(std::memory_order_relaxed)) {
+            m = std::min(late_elems, m + step);
+            late->construct_to(m);
+            built.store(m, std::memory_order_release);
+          }
+        }
         while (!stop.load(std::memory_order_relaxed)) {
           const std::size_t i = next.fetch_add(1);
           if (i >= pieces.size()) break;
           const piece& q = pieces[i];
           const auto bu = static_cast<std::size_t>(q.c % nb);
-          if (q.len)
-            copy_piece(static_cast<char*>(stage[q.k][bu].p) + q.off, host_at(q.k, q.c, false) + q.off, q.len,
-                       staging_side::dst, pol.around_cache);
-          if (left[static_cast<std::size_t>(q.c)].fetch_sub(1) == 1) enqueue(q.c, false);
+          const auto ci = static_cast<std::size_t>(q.c);
+          if (!q.out) {
+            if (q.len)
+              copy_piece(static_cast<char*>(stage[q.k][bu].p) + q.off, host_at(q.k, q.c, false) + q.off, q.len,
+                         staging_side::dst, pol.around_cache);
+            if (left[ci].fetch_sub(1) == 1) {
+              enqueue(q.c, false);
+              enqueued[ci].store(true, std::memory_order_release);
+            }
+            continue;
+          }
+          // Its event is recorded by the enqueue (before that it may hold an
+          // earlier record), and its elements exist once the fill passed them.
+          if (!wait_until([&] { return enqueued[ci].load(std::memory_order_acquire); })) break;
+          UFUNC_CUDA_CHECK(cudaEventSynchronize(ss.done[bu]));
+          if (!wait_until([&] { return built.load(std::memory_order_acquire) >= q.need; })) break;
+          copy_piece(host_at(q.k, q.c, true) + q.off, static_cast<char*>(stage[q.k][bu].p) + q.off, q.len,
+                     staging_side::src, pol.around_cache);
         }
       } catch (...) {
-        stop.store(true);  // stage and enqueue no more; parallel_n rethrows after the region
+        stop.store(true);  // stage, enqueue and drain no more; parallel_n rethrows after the region
         throw;
       }
     });
-    take_late(got);
-    first = p.chunks;
+    waiting_late = false;
+    first = drained = p.chunks;
   }
   for (index_t c = first; c < p.chunks; ++c) {
     if (c >= nb) drain(c - nb);  // slot c % nb's previous chunk is done: its buffers are free
     enqueue(c, true);
   }
-  for (index_t c = std::max<index_t>(0, p.chunks - nb); c < p.chunks; ++c) drain(c);
+  for (index_t c = std::max<index_t>(drained, p.chunks - nb); c < p.chunks; ++c) drain(c);
   // The caller's stream continues after the pipeline (device outputs written by it).
   for (int b = 0; b < nb; ++b) UFUNC_CUDA_CHECK(cudaStreamSynchronize(ss.st[b]));
 }
