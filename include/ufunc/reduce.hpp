@@ -41,6 +41,22 @@ struct fold_fn {
   template <class A>
   UFUNC_HD A operator()(const A& acc, const A& part) const { return op(acc, part); }
 };
+/// The rounding error of acc + part (TwoSum, exact), added to the compensation
+/// c: a streamed sum's fold over chunks keeps it beside the running sum, so the
+/// fold's error does not grow with the number of chunks.
+struct two_sum_err_fn {
+  template <class A>
+  UFUNC_HD A operator()(const A& c, const A& acc, const A& part) const {
+    const A s = acc + part;
+    const A bb = s - acc;
+    return c + ((acc - (s - bb)) + (part - bb));
+  }
+};
+/// a + b: the compensation added to the folded sum, once at the end.
+struct add_fn {
+  template <class A>
+  UFUNC_HD A operator()(const A& a, const A& b) const { return a + b; }
+};
 /// argmin/argmax's fold of a chunk's partials: the chunk's indices count from
 /// its own first element, so `off` (the chunk's first position in the flattened
 /// reduced index space) is added before the pick, which then compares global
@@ -331,6 +347,13 @@ class reducer {
     std::vector<array<Acc, Target>> parts;  // a partial result per pipeline slot
     if (p.partial)
       for (int b = 0; b < p.buffers; ++b) parts.emplace_back(g.result, o.stream);
+    // A float or double sum keeps the fold's rounding errors (TwoSum) in `comp`
+    // and adds them once at the end: each chunk's partial is accurate to a
+    // rounding or two (wide_sum.hpp), and the fold over any number of chunks
+    // then adds about one more.
+    constexpr bool compensate = std::is_same_v<UsedOp, plus> && std::is_floating_point_v<Acc> && !is_arg;
+    std::vector<array<Acc, Target>> comp;  // zero or one
+    if (compensate && p.partial) comp.push_back(ufunc::full<Acc, Target>(g.result, Acc(0), o.stream));
     // The fold of partials runs on the chunks' streams, one after the other.
     struct event_holder {
       cudaEvent_t e = nullptr;
@@ -375,13 +398,27 @@ class reducer {
                                        std::array<operand_layout, 3>{rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)},
                                        st);
         };
-        if constexpr (is_arg)
+        if constexpr (is_arg) {
           fold_with(arg_fold_fn<acc_op<Acc, typename kt::op>>{op, p.reduced_offset(c)});
-        else
+        } else {
+          if constexpr (compensate) {  // before the fold changes r
+            Acc* cp = comp[0].data();
+            run_elementwise<Target, Acc>(two_sum_err_fn{}, rshape, cuda::std::make_tuple(cp),
+                                         cuda::std::make_tuple(in_ptr<Acc>{cp}, in_ptr<Acc>{r.data()}, in_ptr<Acc>{dst}),
+                                         std::array<operand_layout, 4>{rl, rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)},
+                                         st);
+          }
           fold_with(fold_fn<acc_op<Acc, typename kt::op>>{op});
+        }
       }
       UFUNC_CUDA_CHECK(cudaEventRecord(folded.e, st.get()));
     });
+    if (!comp.empty()) {
+      const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
+      run_elementwise<Target, Acc>(add_fn{}, rshape, cuda::std::make_tuple(r.data()),
+                                   cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{comp[0].data()}),
+                                   std::array<operand_layout, 3>{rl, rl, rl}, o.stream);
+    }
     // The finalisation (a mean's division by the reduced count, argmin/argmax's
     // index), once.
     auto finished = [&] {

@@ -23,6 +23,7 @@
 #  include "kernels/reduce_pairwise.cuh"
 #  include "kernels/reduce_rows.cuh"
 #  include "kernels/reduce_warps.cuh"
+#  include "wide_sum.hpp"
 #endif
 
 namespace ufunc::detail {
@@ -32,21 +33,22 @@ struct reduce_backend;
 
 template <>
 struct reduce_backend<target::cuda> {
-  /// out[0..K) = the K reductions (R >= 1), enqueued on s.
+  /// out[0..K) = the K reductions (R >= 1), enqueued on s. Float and double
+  /// sums run widened (wide_sum.hpp) on every engine but the pairwise kernel,
+  /// whose tiles and cascade bound the serial runs already.
   template <class Job, class Res>
   static void run(const Job& j, Res* out, stream_ref s) {
 #if defined(__CUDACC__)
-    using Src = bare_t<decltype(j.src)>;
-    if constexpr (Src::contiguous_candidate)
-      if (j.g.K == 1 && pointer_path(j.g)) {
-        run_all(j, out, s, nullptr);
-        return;
-      }
-    if constexpr (Src::arg_pointer_candidate)
-      if (j.g.K == 1 && pointer_path(j.g) && run_dense_arg(j, out, s)) return;
-    if constexpr (pairwise_candidate<Src>::value)
-      if (run_pairwise(j, out, s)) return;
-    run_split(j.src, j.g.K, j.g.R, j.g.rows_like, j.op, j.tail(), out, s);
+    if constexpr (job_widens<Job>::value) {
+      using Src = bare_t<decltype(j.src)>;
+      if constexpr (pairwise_candidate<Src>::value)
+        if (run_pairwise(j, out, s)) return;
+      using WJ = wide_job<Job>;
+      const typename WJ::source ws(j.src);
+      run_engines(WJ::make(j, ws), out, s);
+    } else {
+      run_engines(j, out, s);
+    }
 #else
     (void)j, (void)out, (void)s;
     cuda_launch::require_nvcc<Job>();
@@ -59,6 +61,40 @@ struct reduce_backend<target::cuda> {
   template <class Res, class Job>
   static Res to_host(const Job& j, stream_ref s) {
 #if defined(__CUDACC__)
+    if constexpr (job_widens<Job>::value) {
+      using WJ = wide_job<Job>;
+      const typename WJ::source ws(j.src);
+      return to_host_engines<Res>(WJ::make(j, ws), s);
+    } else {
+      return to_host_engines<Res>(j, s);
+    }
+#else
+    (void)j, (void)s;
+    cuda_launch::require_nvcc<Job>();
+    return Res{};
+#endif
+  }
+
+#if defined(__CUDACC__)
+  template <class Job, class Res>
+  static void run_engines(const Job& j, Res* out, stream_ref s) {
+    using Src = bare_t<decltype(j.src)>;
+    if constexpr (Src::contiguous_candidate)
+      if (j.g.K == 1 && pointer_path(j.g)) {
+        run_all(j, out, s, nullptr);
+        return;
+      }
+    if constexpr (Src::arg_pointer_candidate)
+      if (j.g.K == 1 && pointer_path(j.g) && run_dense_arg(j, out, s)) return;
+    if constexpr (!is_wide_source<Src>::value) {  // (a widened job tried it unwidened)
+      if constexpr (pairwise_candidate<Src>::value)
+        if (run_pairwise(j, out, s)) return;
+    }
+    run_split(j.src, j.g.K, j.g.R, j.g.rows_like, j.op, j.tail(), out, s);
+  }
+
+  template <class Res, class Job>
+  static Res to_host_engines(const Job& j, stream_ref s) {
     using Src = bare_t<decltype(j.src)>;
     static_assert(sizeof(Res) <= result_slot);
     auto& scratch = reduce_scratch::get();
@@ -82,12 +118,8 @@ struct reduce_backend<target::cuda> {
     }
     UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
     return *static_cast<const Res*>(scratch.pinned());
-#else
-    (void)j, (void)s;
-    cuda_launch::require_nvcc<Job>();
-    return Res{};
-#endif
   }
+#endif
 
 #if defined(__CUDACC__)
   /// A whole reduction whose single input is contiguous: CUB reads it through a
@@ -130,7 +162,15 @@ struct reduce_backend<target::cuda> {
     };
     const auto* p = src.first_pointer();
     using T = bare_t<decltype(*p)>;
-    if constexpr (is_half_v<T>) {
+    if constexpr (is_wide_source<Src>::value && sizeof(T) >= 2 && sizeof(T) <= 8 && (sizeof(T) & (sizeof(T) - 1)) == 0) {
+      using P = pack_tree_sum<T, bare_t<decltype(src.inner.map)>, bare_t<decltype(src.inner.lift)>,
+                              typename Src::inner_acc>;
+      if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
+        launch(thrust::counting_iterator<index_t>(0), P{p, R, src.inner.map, src.inner.lift},
+               (R + P::width - 1) / P::width);
+        return;
+      }
+    } else if constexpr (is_half_v<T>) {
       using P = pack_lift<T, bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>, bare_t<decltype(op)>>;
       if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
         launch(thrust::counting_iterator<index_t>(0), P{p, R, src.map, src.lift, op}, (R + P::width - 1) / P::width);

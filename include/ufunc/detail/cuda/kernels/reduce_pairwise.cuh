@@ -5,8 +5,11 @@
 // shared memory once, and each thread keeps its outputs' x_i and accumulators in
 // registers and applies the map to every staged j (KeOps' scheme). Per thread,
 // a tile's elements are folded in order and tiles are combined as a binary
-// counter (a cascade of partial results), so a float sum's rounding error grows
-// like tile + log2(tiles) rather than like M.
+// counter (a cascade of partial results), so the rounding error of a float op
+// grows like tile + log2(tiles) rather than like M. Float and double sums
+// (wide_sum.hpp) instead fold runs of `sum_run` elements in the element type and
+// add each run to a wide accumulator (double; compensated double): an error of
+// at most sum_run roundings of the element type, whatever M.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +18,7 @@
 #include <utility>
 
 #include "../../reduce_source.hpp"
+#include "../wide_sum.hpp"
 
 namespace ufunc::detail {
 
@@ -23,7 +27,14 @@ struct pairwise_reduce_tuning {
   static constexpr int outputs_per_thread = 4;  // each staged y_j serves 4 outputs per thread
   static constexpr int tile = 256;              // j elements staged per round
   static constexpr int levels = 32;             // cascade depth: up to 2^32 tiles per chunk
+  static constexpr int sum_run = 8;             // float/double sums: elements folded before widening
 };
+
+/// acc_op<float or double, plus>: the pairwise kernel sums in runs into a wide accumulator.
+template <class Op>
+struct pair_wide_op : std::false_type {};
+template <class Acc>
+struct pair_wide_op<acc_op<Acc, plus>> : std::bool_constant<wide_sum<Acc, plus>::value> {};
 
 /// Shared-memory layout of a tile: a run of `Tile` values for each array input
 /// (inputs that do not move along j leave theirs unused; broadcast values have none).
@@ -171,45 +182,84 @@ __global__ void __launch_bounds__(Block)
   typename pair_ivals<IPT, Ins>::type iv;
   pair_load_ivals<IPT, Block>(src, iv, i0, K, seq{});
 
-  Acc lev[IPT][tu::levels];
-  Acc res[IPT];
-  unsigned long long tiles = 0;
-  for (index_t jt = j_begin; jt < j_end; jt += Tile) {
-    const int n = static_cast<int>(j_end - jt < Tile ? j_end - jt : Tile);
-    __syncthreads();  // the previous tile is no longer read
-    pair_load_tiles<Block, Tile>(src, smem, jmask, jt, n, seq{});
-    __syncthreads();
+  if constexpr (pair_wide_op<Op>::value) {
+    // Sums: runs of sum_run elements in Acc, each added to a wide total.
+    using ws = wide_sum<Acc, plus>;
+    using W = typename ws::type;
+    constexpr int Run = tu::sum_run;
+    static_assert(Tile % Run == 0, "runs must not straddle tiles");
+    W tot[IPT];
+#pragma unroll
+    for (int u = 0; u < IPT; ++u) tot[u] = ws::widen(Acc(0));
+    for (index_t jt = j_begin; jt < j_end; jt += Tile) {
+      const int n = static_cast<int>(j_end - jt < Tile ? j_end - jt : Tile);
+      __syncthreads();  // the previous tile is no longer read
+      pair_load_tiles<Block, Tile>(src, smem, jmask, jt, n, seq{});
+      __syncthreads();
+      int j0 = 0;
+      for (; j0 + Run <= n; j0 += Run) {
+        Acc acc[IPT];
+#pragma unroll
+        for (int u = 0; u < IPT; ++u) acc[u] = src.lift(pair_map<Mask>(src, smem, jmask, iv, u, j0, seq{}), jt + j0);
+#pragma unroll
+        for (int jj = 1; jj < Run; ++jj)
+#pragma unroll
+          for (int u = 0; u < IPT; ++u)
+            acc[u] = op(acc[u], src.lift(pair_map<Mask>(src, smem, jmask, iv, u, j0 + jj, seq{}), jt + j0 + jj));
+#pragma unroll
+        for (int u = 0; u < IPT; ++u) tot[u] = typename ws::op{}(tot[u], ws::widen(acc[u]));
+      }
+      for (; j0 < n; ++j0)  // the last tile's short run
+#pragma unroll
+        for (int u = 0; u < IPT; ++u)
+          tot[u] = typename ws::op{}(tot[u], ws::widen(src.lift(pair_map<Mask>(src, smem, jmask, iv, u, j0, seq{}), jt + j0)));
+    }
+#pragma unroll
+    for (int u = 0; u < IPT; ++u) {
+      const index_t i = i0 + index_t(u) * Block;
+      if (j_end > j_begin && i < K) store(index_t(blockIdx.y) * K + i, i, static_cast<Acc>(ws::narrow(tot[u])));
+    }
+  } else {
+    Acc lev[IPT][tu::levels];
+    Acc res[IPT];
+    unsigned long long tiles = 0;
+    for (index_t jt = j_begin; jt < j_end; jt += Tile) {
+      const int n = static_cast<int>(j_end - jt < Tile ? j_end - jt : Tile);
+      __syncthreads();  // the previous tile is no longer read
+      pair_load_tiles<Block, Tile>(src, smem, jmask, jt, n, seq{});
+      __syncthreads();
 
-    Acc acc[IPT];
+      Acc acc[IPT];
 #pragma unroll
-    for (int u = 0; u < IPT; ++u) acc[u] = src.lift(pair_map<Mask>(src, smem, jmask, iv, u, 0, seq{}), jt);
+      for (int u = 0; u < IPT; ++u) acc[u] = src.lift(pair_map<Mask>(src, smem, jmask, iv, u, 0, seq{}), jt);
 #pragma unroll 4
-    for (int jj = 1; jj < n; ++jj) {
+      for (int jj = 1; jj < n; ++jj) {
 #pragma unroll
-      for (int u = 0; u < IPT; ++u)
-        acc[u] = combine_in_order(op, acc[u], src.lift(pair_map<Mask>(src, smem, jmask, iv, u, jj, seq{}), jt + jj));
+        for (int u = 0; u < IPT; ++u)
+          acc[u] = combine_in_order(op, acc[u], src.lift(pair_map<Mask>(src, smem, jmask, iv, u, jj, seq{}), jt + jj));
+      }
+      // Binary counter: level l holds the combination of 2^l earlier tiles.
+      int l = 0;
+      for (unsigned long long c = tiles; c & 1ull; c >>= 1, ++l)
+#pragma unroll
+        for (int u = 0; u < IPT; ++u) acc[u] = op(lev[u][l], acc[u]);
+#pragma unroll
+      for (int u = 0; u < IPT; ++u) lev[u][l] = acc[u];
+      ++tiles;
     }
-    // Binary counter: level l holds the combination of 2^l earlier tiles.
-    int l = 0;
-    for (unsigned long long c = tiles; c & 1ull; c >>= 1, ++l)
+    // The counter's levels from the oldest (highest) down.
+    bool have = false;
+    for (int l = tu::levels - 1; l >= 0; --l)
+      if (tiles >> l & 1ull) {
 #pragma unroll
-      for (int u = 0; u < IPT; ++u) acc[u] = op(lev[u][l], acc[u]);
+        for (int u = 0; u < IPT; ++u) res[u] = have ? op(res[u], lev[u][l]) : lev[u][l];
+        have = true;
+      }
 #pragma unroll
-    for (int u = 0; u < IPT; ++u) lev[u][l] = acc[u];
-    ++tiles;
-  }
-  // The counter's levels from the oldest (highest) down.
-  bool have = false;
-  for (int l = tu::levels - 1; l >= 0; --l)
-    if (tiles >> l & 1ull) {
-#pragma unroll
-      for (int u = 0; u < IPT; ++u) res[u] = have ? op(res[u], lev[u][l]) : lev[u][l];
-      have = true;
+    for (int u = 0; u < IPT; ++u) {
+      const index_t i = i0 + index_t(u) * Block;
+      if (have && i < K) store(index_t(blockIdx.y) * K + i, i, res[u]);
     }
-#pragma unroll
-  for (int u = 0; u < IPT; ++u) {
-    const index_t i = i0 + index_t(u) * Block;
-    if (have && i < K) store(index_t(blockIdx.y) * K + i, i, res[u]);
   }
 }
 

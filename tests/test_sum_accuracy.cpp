@@ -1,0 +1,242 @@
+// Float sums whose error must not grow with N (README "Reductions": |error| <=
+// (log2(N) + 32) eps sum|x| on every path; these tests hold the tighter 2 log2(N)
+// eps sum|x|, eps the unit roundoff of the element type), on data chosen to expose a
+// serial accumulator: a constant (every rounding of a long serial run has the
+// same sign), many equal values behind one large one (a float accumulator past
+// 2^24 drops each following 1.0), and random values. References are exact:
+// computed in double (float data) or with a compensated double sum (double data).
+// Every target: 2^20 + 3 elements (whole, rows, columns, mean, dot, a lazy sum,
+// double). CUDA target: 2^28 and 2^32 elements (whole, axis 0 columns, mean) made
+// on the device. UFUNC_LARGE_TESTS=1: more than 2^34 elements sharded over every
+// GPU and streamed from host memory (about 70 GiB of host and device memory).
+#include "test_support.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+using ufunc::index_t;
+using ufunc::shape;
+
+namespace {
+
+/// sum and sum|x| of float data, exactly enough (double, Neumaier).
+struct exact_sum {
+  double s = 0, c = 0, abs = 0;
+  void add(double v) {
+    const double t = s + v;
+    c += std::fabs(s) >= std::fabs(v) ? (s - t) + v : (v - t) + s;
+    s = t;
+    abs += std::fabs(v);
+  }
+  double value() const { return s + c; }
+};
+
+template <class T>
+double bound_of(double n, double abs_sum) {
+  const double eps = std::numeric_limits<T>::epsilon() / 2;  // unit roundoff: 2^-24, 2^-53
+  return 2 * std::max(1.0, std::log2(n)) * eps * abs_sum;
+}
+
+template <class T>
+void check_within(const char* what, double got, const exact_sum& ref, double n) {
+  const double err = std::fabs(got - ref.value());
+  const double bound = bound_of<T>(n, ref.abs);
+  INFO(what << ": n " << n << " got " << got << " exact " << ref.value() << " error " << err << " bound " << bound
+            << " relative " << err / std::max(1e-300, std::fabs(ref.value())));
+  CHECK(err <= bound);
+}
+
+/// The three kinds of data, n values.
+template <class T>
+std::vector<T> make_data(int kind, std::size_t n, std::uint64_t seed) {
+  std::vector<T> h(n);
+  std::mt19937_64 rng(seed);
+  if (kind == 0) {
+    for (auto& v : h) v = static_cast<T>(0.1);
+  } else if (kind == 1) {
+    for (auto& v : h) v = T(1);
+    h[0] = static_cast<T>(std::ldexp(1.0, std::numeric_limits<T>::digits));  // 2^24 (float), 2^53 (double)
+  } else {
+    std::uniform_real_distribution<double> u(-1.0, 3.0);
+    for (auto& v : h) v = static_cast<T>(u(rng));
+  }
+  return h;
+}
+
+template <class Tg, class T>
+void check_moderate(std::uint64_t seed) {
+  constexpr bool host = std::is_same_v<Tg, ufunc::target::host>;
+  const index_t n = (index_t(1) << 20) + 3;
+  for (int kind = 0; kind < 3; ++kind) {
+    INFO((host ? "host" : "device") << " target, " << sizeof(T) * 8 << "-bit, data " << kind
+                                    << " (0: 0.1 each, 1: 2^digits then ones, 2: uniform [-1,3)), seed " << seed);
+    const auto h = make_data<T>(kind, static_cast<std::size_t>(n), seed + static_cast<std::uint64_t>(kind));
+    const auto x = ufunc::asarray<Tg>(h);
+    exact_sum all;
+    for (T v : h) all.add(v);
+    check_within<T>("sum", ufunc::sum(x), all, double(n));
+    // mean: the sum's bound over n.
+    {
+      const double m = ufunc::mean(x);
+      exact_sum scaled;
+      scaled.s = all.value() / double(n), scaled.abs = all.abs / double(n);
+      check_within<T>("mean", m, scaled, double(n));
+    }
+    // A lazy sum: x * 1 + 0, fused into the reduction.
+    check_within<T>("lazy sum", ufunc::sum(ufunc::lazy(x) * T(1) + T(0)), all, double(n));
+    // dot(x, ones) through map_reduce(a * b, plus).
+    {
+      const std::vector<T> ones(h.size(), T(1));
+      const auto y = ufunc::asarray<Tg>(ones);
+      auto dot = ufunc::map_reduce([] UFUNC_HD(T a, T b) { return a * b; }, ufunc::plus{});
+      check_within<T>("dot", dot(x, y), all, double(n));
+    }
+    // Rows of 4 (axis 1) and columns of (n - 3) / 4 rows (axis 0), the first n - 3 elements.
+    const index_t q = (n - 3) / 4;
+    const auto rows = ufunc::sum(ufunc::make_view<Tg>(x.data(), shape{4, q}), ufunc::axis(1)).to_host();
+    const auto cols = ufunc::sum(ufunc::make_view<Tg>(x.data(), shape{q, 4}), ufunc::axis(0)).to_host();
+    for (index_t r = 0; r < 4; ++r) {
+      exact_sum er, ec;
+      for (index_t i = 0; i < q; ++i) er.add(h[static_cast<std::size_t>(r * q + i)]), ec.add(h[static_cast<std::size_t>(i * 4 + r)]);
+      check_within<T>("row", rows[static_cast<std::size_t>(r)], er, double(q));
+      check_within<T>("column", cols[static_cast<std::size_t>(r)], ec, double(q));
+    }
+  }
+}
+
+template <class Tg>
+void check_moderate_all(std::uint64_t seed) {
+  check_moderate<Tg, float>(seed);
+  check_moderate<Tg, double>(seed);
+}
+
+}  // namespace
+
+TEST_CASE("sum accuracy: 2^20 + 3 elements on every target (whole, rows, columns, mean, dot, lazy; float, double)") {
+  const auto seed = test::fresh_seed();
+  test::for_each_target([&](auto tg) { check_moderate_all<decltype(tg)>(seed); });
+}
+
+#if defined(UFUNC_BACKEND_CUDA)
+namespace {
+
+/// x of n floats on the device: kind 0 all 0.1f, kind 1 ones after one 2^24.
+ufunc::array<float> device_data(int kind, index_t n) {
+  auto x = ufunc::full<float>(shape{n}, kind == 0 ? 0.1f : 1.0f);
+  if (kind == 1) {
+    const float big = 16777216.0f;
+    UFUNC_CUDA_CHECK(cudaMemcpy(x.data(), &big, sizeof(float), cudaMemcpyHostToDevice));
+  }
+  return x;
+}
+
+exact_sum reference(int kind, double n) {
+  exact_sum e;
+  if (kind == 0) {
+    e.s = n * double(0.1f), e.abs = e.s;
+  } else {
+    e.s = 16777216.0 + (n - 1), e.abs = e.s;
+  }
+  return e;
+}
+
+/// Makes `dev` current while it lives.
+struct on_device {
+  int prev = 0;
+  explicit on_device(int dev) {
+    UFUNC_CUDA_CHECK(cudaGetDevice(&prev));
+    UFUNC_CUDA_CHECK(cudaSetDevice(dev));
+  }
+  ~on_device() { (void)cudaSetDevice(prev); }
+};
+
+bool device_has(std::size_t bytes) {
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return false;
+  return free_b > bytes + (std::size_t(1) << 30);
+}
+
+void check_large(index_t n) {
+  if (!device_has(static_cast<std::size_t>(n) * 4 + 64 * 1024 * 1024)) {
+    MESSAGE("skipped " << n << " elements: not enough device memory");
+    return;
+  }
+  for (int kind = 0; kind < 2; ++kind) {
+    INFO("n " << n << " data " << kind << " (0: 0.1f each, 1: 2^24 then ones)");
+    const auto x = device_data(kind, n);
+    const exact_sum ref = reference(kind, double(n));
+    check_within<float>("sum", ufunc::sum(x), ref, double(n));
+    exact_sum mref;
+    mref.s = ref.value() / double(n), mref.abs = ref.abs / double(n);
+    check_within<float>("mean", ufunc::mean(x), mref, double(n));
+    // Columns: (n / 1024, 1024) along axis 0; column 0 holds the large value.
+    const index_t rows = n / 1024;
+    const auto cols = ufunc::sum(ufunc::make_view(x.data(), shape{rows, 1024}), ufunc::axis(0)).to_host();
+    exact_sum c0 = reference(kind, double(rows)), c1;
+    c1.s = double(rows) * (kind == 0 ? double(0.1f) : 1.0), c1.abs = c1.s;
+    check_within<float>("column 0", cols[0], c0, double(rows));
+    for (std::size_t c = 1; c < cols.size(); c += 97) check_within<float>("column", cols[c], c1, double(rows));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sum accuracy: 2^28 and 2^32 floats on the GPU (whole, mean, axis 0)" * doctest::skip(!ufunc::cuda_backend)) {
+  check_large(index_t(1) << 28);
+  check_large(index_t(1) << 32);
+}
+
+TEST_CASE("sum accuracy: more than 2^34 floats, sharded over every GPU and streamed (UFUNC_LARGE_TESTS=1)" *
+          doctest::skip(!ufunc::cuda_backend)) {
+  const char* e = std::getenv("UFUNC_LARGE_TESTS");
+  if (!e || std::string(e) != "1") {
+    MESSAGE("skipped: set UFUNC_LARGE_TESTS=1 (about 70 GiB of host and device memory)");
+    return;
+  }
+  const index_t n = (index_t(1) << 34) + 4096;
+  const index_t cols = 1024, rows = n / cols;
+  // Sharded: every GPU, rows split evenly.
+  {
+    ufunc::device_set gpus;
+    std::size_t total_free = 0;
+    for (int d : gpus.ids()) {
+      on_device g(d);
+      std::size_t f = 0, t = 0;
+      UFUNC_CUDA_CHECK(cudaMemGetInfo(&f, &t));
+      total_free += f;
+    }
+    if (total_free < static_cast<std::size_t>(n) * 4 + (std::size_t(gpus.size()) << 31)) {
+      MESSAGE("sharded case skipped: " << total_free << " bytes free on " << gpus.size() << " GPU(s)");
+    } else {
+      for (int kind = 0; kind < 2; ++kind) {
+        INFO("sharded over " << gpus.size() << " GPU(s), data " << kind);
+        auto x = ufunc::full<float>(shape{rows, cols}, kind == 0 ? 0.1f : 1.0f, gpus);
+        if (kind == 1) {
+          const float big = 16777216.0f;
+          on_device g(gpus.ids()[0]);
+          UFUNC_CUDA_CHECK(cudaMemcpy(x.shard(0).data(), &big, sizeof(float), cudaMemcpyHostToDevice));
+        }
+        const exact_sum ref = reference(kind, double(n));
+        // The documented sharded bound: the one-device bound plus one rounding per device.
+        const double got = ufunc::sum(x);
+        const double err = std::fabs(got - ref.value());
+        const double bound = bound_of<float>(double(n), ref.abs) + gpus.size() * std::ldexp(1.0, -24) * ref.abs;
+        INFO("got " << got << " exact " << ref.value() << " error " << err << " bound " << bound);
+        CHECK(err <= bound);
+      }
+    }
+  }
+  // Streamed: a host std::vector, its sum on the current GPU in chunks.
+  {
+    std::vector<float> h(static_cast<std::size_t>(n), 0.1f);
+    const exact_sum ref = reference(0, double(n));
+    check_within<float>("streamed sum", ufunc::sum(h), ref, double(n));
+    h[0] = 16777216.0f;
+    for (std::size_t i = 1; i < h.size(); ++i) h[i] = 1.0f;
+    check_within<float>("streamed sum", ufunc::sum(h), reference(1, double(n)), double(n));
+  }
+}
+#endif
