@@ -1,16 +1,20 @@
 // Core benchmark: measures the issue's performance targets as ratios against
 // references timed in the same process (device events, warm-up, medians).
 //   1. gaussian_pdf, float32, N = 2^27, scalars broadcast, into `out`:
-//      >= 0.85 of peak bandwidth (memory clock x bus width x 2) and
-//      >= 0.97 of thrust::transform of the same lambda.
+//      >= 0.969 of a device copy of the same bytes (512 MiB read + 512 MiB
+//      written), timed interleaved with it (was >= 0.85 of peak bandwidth on the
+//      H100, whose copy reaches 0.878 of peak; bench_util.hpp, bandwidth_target)
+//      and >= 0.97 of thrust::transform of the same lambda.
 //   2. back-to-back async calls at N = 1024: host time per call
 //      <= 1.25 x a raw <<<>>> launch of an empty kernel (batches interleaved).
-//   3. broadcast (8192,1) + (1,8192) -> (8192,8192) float32: >= 0.75 of peak,
-//      counting bytes written.
-// Also reported (no target): device-to-device copy bandwidth, per-call cost with
-// a freshly allocated result, and a transposed (strided) input.
+//   3. broadcast (8192,1) + (1,8192) -> (8192,8192) float32, counting bytes
+//      written: >= 0.873 of a device copy moving the same bytes (128 MiB read +
+//      128 MiB written; was >= 0.75 of peak).
+// Also reported (no target): the bandwidths / peak, per-call cost with a freshly
+// allocated result, and a transposed (strided) input.
 #include <ufunc/ufunc.hpp>
 
+#include "bench_copy.cuh"
 #include "bench_util.hpp"
 
 #include <thrust/execution_policy.h>
@@ -62,14 +66,13 @@ int main() {
   auto y = ufunc::empty_like(x);
   auto y_ref = ufunc::empty_like(x);
 
-  const double copy_ms = time_device_ms([&] {
-    UFUNC_CUDA_CHECK(cudaMemcpyAsync(y_ref.data(), x.data(), n * sizeof(float), cudaMemcpyDeviceToDevice));
-  });
   const double bytes = 2.0 * n * sizeof(float);
+  const bench_reference pdf_copy(bench_pass::copy, bytes, dev->multiprocessors);
+  // One call between two events, as before the reference came in (25 each).
+  const auto [copy_ms, uf_ms] =
+      time_interleaved_ms([&] { pdf_copy(); }, [&] { gaussian_pdf(x, 0.0f, 1.0f, ufunc::out(y)); }, 25, 1);
   report("device-to-device copy, 2^27 float32 (read+write)", bytes / copy_ms / 1e6, "GB/s");
-  report("  copy / peak", bytes / copy_ms / 1e-3 / peak, "ratio");
 
-  const double uf_ms = time_device_ms([&] { gaussian_pdf(x, 0.0f, 1.0f, ufunc::out(y)); });
   const float* px = x.data();
   float* py = y_ref.data();
   const double th_ms = time_device_ms([&] {
@@ -79,11 +82,9 @@ int main() {
   if (!check_close(y.to_host(), y_ref.to_host(), 1e-6f)) return 1;
   report("gaussian_pdf 2^27 into out: time", uf_ms, "ms");
   report("thrust::transform same lambda: time", th_ms, "ms");
-  const double uf_peak = bytes / uf_ms / 1e-3 / peak;
-  report("gaussian_pdf bandwidth / peak", uf_peak, "ratio", ">= 0.85", uf_peak >= 0.85);
+  report_bandwidth("gaussian_pdf bandwidth", pdf_copy.name(), bytes, uf_ms, copy_ms, peak, {0.85, h100::copy_1gib});
   const double uf_thrust = th_ms / uf_ms;
   report("gaussian_pdf speed / thrust::transform speed", uf_thrust, "ratio", ">= 0.97", uf_thrust >= 0.97);
-  report("gaussian_pdf bandwidth / device copy bandwidth", copy_ms / uf_ms, "ratio");
 
   // ---- 2. launch overhead at N = 1024 -------------------------------------------
   auto xs = ufunc::to_device(std::vector<float>(hx.begin(), hx.begin() + 1024));
@@ -111,7 +112,9 @@ int main() {
   auto rowv = ufunc::to_device(hr, {1, m});
   auto add = ufunc::vectorize([] __host__ __device__(float a, float b) { return a + b; }, "add");
   auto big = ufunc::empty<float>({m, m});
-  const double bc_ms = time_device_ms([&] { add(col, rowv, ufunc::out(big)); });
+  const double bc_bytes = double(m) * m * sizeof(float);
+  const bench_reference bc_copy(bench_pass::copy, bc_bytes, dev->multiprocessors);
+  const auto [bc_copy_ms, bc_ms] = time_interleaved_ms([&] { bc_copy(); }, [&] { add(col, rowv, ufunc::out(big)); }, 25, 1);
   {
     const auto hb = big.to_host();
     for (ufunc::index_t i = 0; i < m; i += 97)
@@ -121,10 +124,9 @@ int main() {
           return 1;
         }
   }
-  const double bc_bytes = double(m) * m * sizeof(float);
   report("broadcast (8192,1)+(1,8192): time", bc_ms, "ms");
-  const double bc_peak = bc_bytes / bc_ms / 1e-3 / peak;
-  report("broadcast written bandwidth / peak", bc_peak, "ratio", ">= 0.75", bc_peak >= 0.75);
+  report_bandwidth("broadcast written bandwidth", bc_copy.name(), bc_bytes, bc_ms, bc_copy_ms, peak,
+                   {0.75, h100::copy_256mib});
 
   // ---- informative: strided input (transposed view) -------------------------------
   auto t_out = ufunc::empty<float>({m, m});
