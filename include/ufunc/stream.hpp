@@ -64,7 +64,7 @@ class stream_ref {
   constexpr cudaStream_t get() const noexcept { return s_; }
   /// Blocks the host until all work queued on the stream has finished (on the
   /// host backend: returns at once, the work is done).
-  void synchronize() const {
+  void synchronize() const noexcept(!cuda_backend) {
 #if defined(UFUNC_BACKEND_CUDA)
     UFUNC_CUDA_CHECK(cudaStreamSynchronize(s_));
 #endif
