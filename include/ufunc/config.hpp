@@ -7,8 +7,18 @@
 
 // UFUNC_BACKEND_CUDA is defined by the CMake target when UFUNC_BACKEND resolves to
 // `cuda`. Without it everything runs on the host backend, even under nvcc.
-#if defined(UFUNC_BACKEND_CUDA)
+//
+// `cudaStream_t` is a type of both backends, so that the same sources (a call
+// given a stream) build for either. The host backend takes it from the
+// toolkit's header (declarations only: it calls nothing of the runtime and
+// links no cudart); where that header is absent it declares it as the header
+// does, so that stream.hpp stands without the toolkit (the 16-bit element
+// types, element.hpp, still need its cuda_fp16.h and cuda_bf16.h).
+#if defined(UFUNC_BACKEND_CUDA) || __has_include(<cuda_runtime_api.h>)
 #  include <cuda_runtime_api.h>
+#else
+struct CUstream_st;
+typedef struct CUstream_st* cudaStream_t;  // exactly driver_types.h's, so both may be seen
 #endif
 
 // When host code includes Thrust without nvcc, its default "device" system must be

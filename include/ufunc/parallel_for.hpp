@@ -48,7 +48,8 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
                 "the index space, e.g. [=] UFUNC_HD (std::size_t i, std::size_t j) { ... }");
   using args = call_args<c_stream | c_launch_config, bare_t<Ctl>...>;
   UFUNC_CHECK_TRAILING(args, "ufunc::parallel_for",
-                       "a ufunc::launch_config and a stream (ufunc::stream, ufunc::stream_ref or cudaStream_t)");
+                       "a ufunc::launch_config and a stream (ufunc::stream, ufunc::stream_ref, cudaStream_t or "
+                       "cuda::stream_ref)");
   const int rank = space.size();
   if (rank < 1 || rank > 3)
     throw shape_error("parallel_for: the index space must have 1 to 3 dimensions, got " + space.str());
@@ -93,7 +94,7 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
 /// After `f`, optionally an explicit `ufunc::launch_config{blocks, threads}`
 /// (otherwise the CUDA occupancy API picks the block size and enough blocks to
 /// fill the device once, and a grid-stride loop covers the rest) and a stream
-/// (`ufunc::stream`, `stream_ref` or `cudaStream_t`), in either order. On the CUDA
+/// (`ufunc::stream`, `stream_ref`, `cudaStream_t` or `cuda::stream_ref`), in either order. On the CUDA
 /// target the call is asynchronous: it returns once the kernel is enqueued on the
 /// stream. On the host target it returns when done; an exception thrown by `f`
 /// (e.g. a UFUNC_DEBUG bounds error) stops the remaining work and is rethrown here:

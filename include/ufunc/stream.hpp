@@ -8,12 +8,39 @@
 #include "config.hpp"
 #include "error.hpp"
 
+// libcu++'s non-owning handle, where the toolkit's CCCL has it (it needs the
+// runtime's header even on the host backend, which only reads its handle).
+#if __has_include(<cuda/stream_ref>) && (defined(UFUNC_BACKEND_CUDA) || __has_include(<cuda_runtime_api.h>))
+#  include <cuda/stream_ref>
+#  define UFUNC_HAS_CUDA_STREAM_REF 1
+#else
+#  define UFUNC_HAS_CUDA_STREAM_REF 0
+#endif
+
 namespace ufunc {
 
+namespace detail {
+/// libcu++'s `cuda::stream_ref`, or a type derived from it (a CCCL owning
+/// stream): a stream a call takes. False where libcu++ lacks it.
+template <class S, class = void>
+inline constexpr bool is_cuda_stream_ref_v = false;
+#if UFUNC_HAS_CUDA_STREAM_REF
+template <class S>
+inline constexpr bool is_cuda_stream_ref_v<S, std::enable_if_t<std::is_base_of_v<::cuda::stream_ref, S>>> = true;
+#endif
+}  // namespace detail
+
 /// Names the stream an operation runs on. Default-constructed it is the CUDA
-/// legacy default stream (which orders with every other blocking stream). Any
-/// `cudaStream_t` converts to it implicitly, so a call can be given either. On the
-/// host backend work is synchronous and the handle is a placeholder.
+/// legacy default stream (which orders with every other blocking stream). A
+/// `cudaStream_t` and libcu++'s `cuda::stream_ref` (<cuda/stream_ref>) convert
+/// to it implicitly, on both backends, so a call can be given any of them; it
+/// converts to `cuda::stream_ref` in turn.
+///
+/// On the host backend work is synchronous on the calling thread, whatever the
+/// handle: the default (null) stream means the calling thread, and so does any
+/// other `cudaStream_t` (kept, and returned by get(), but nothing is enqueued
+/// on it and nothing waits for work pending on it: synchronise such a stream
+/// yourself before a host call reads memory that its work writes).
 ///
 /// Passing a stream: append it to a call, e.g. `f(x, y, ufunc::out(z), s)`, or give
 /// it to a factory (`ufunc::empty<float>(shp, s)`). An array remembers the stream it
@@ -22,25 +49,37 @@ namespace ufunc {
 class stream_ref {
  public:
   constexpr stream_ref() noexcept = default;
-#if defined(UFUNC_BACKEND_CUDA)
   constexpr stream_ref(cudaStream_t s) noexcept : s_(s) {}  // NOLINT: implicit by design
+#if UFUNC_HAS_CUDA_STREAM_REF
+  /// From libcu++'s handle (or a stream derived from it). A template, so that
+  /// `ufunc::stream`, which converts to both handles, converts to this one
+  /// through its own operator without an ambiguity.
+  template <class S, std::enable_if_t<detail::is_cuda_stream_ref_v<S>, int> = 0>
+  constexpr stream_ref(const S& s) noexcept : s_(s.get()) {}  // NOLINT: implicit by design
+  /// To libcu++'s handle, for code that takes one.
+  constexpr operator ::cuda::stream_ref() const noexcept { return ::cuda::stream_ref(s_); }  // NOLINT
+#endif
+  /// The CUDA handle (null: the legacy default stream; on the host backend
+  /// whatever handle was given).
   constexpr cudaStream_t get() const noexcept { return s_; }
-  /// Blocks the host until all work queued on the stream has finished.
-  void synchronize() const { UFUNC_CUDA_CHECK(cudaStreamSynchronize(s_)); }
+  /// Blocks the host until all work queued on the stream has finished (on the
+  /// host backend: returns at once, the work is done).
+  void synchronize() const noexcept(!cuda_backend) {
+#if defined(UFUNC_BACKEND_CUDA)
+    UFUNC_CUDA_CHECK(cudaStreamSynchronize(s_));
+#endif
+  }
 
  private:
   cudaStream_t s_ = nullptr;
-#else
-  constexpr void* get() const noexcept { return nullptr; }
-  void synchronize() const noexcept {}
-#endif
 };
 
 /// An owned CUDA stream: created by the constructor, destroyed by the destructor
 /// (work still queued on it finishes first; the destructor does not wait for it).
 /// Move-only; a moved-from stream refers to the legacy default stream. Converts to
 /// `stream_ref`, so it can be passed wherever a stream is taken:
-/// `ufunc::stream s; f(x, s); parallel_for(n, body, s); s.synchronize();`.
+/// `ufunc::stream s; f(x, s); parallel_for(n, body, s); s.synchronize();`,
+/// and to libcu++'s `cuda::stream_ref` where the toolkit has it.
 /// `stream::non_blocking` makes a stream that does not synchronise with the legacy
 /// default stream (cudaStreamNonBlocking).
 ///
@@ -80,19 +119,20 @@ class stream {
   }
   ~stream() { destroy(); }
 
+  /// The CUDA handle (null on the host backend, where the stream is a placeholder).
+  cudaStream_t get() const noexcept {
 #if defined(UFUNC_BACKEND_CUDA)
-  cudaStream_t get() const noexcept { return s_; }
+    return s_;
 #else
-  void* get() const noexcept { return nullptr; }
-#endif
-  stream_ref ref() const noexcept {
-#if defined(UFUNC_BACKEND_CUDA)
-    return stream_ref(s_);
-#else
-    return stream_ref();
+    return nullptr;
 #endif
   }
+  stream_ref ref() const noexcept { return stream_ref(get()); }
   operator stream_ref() const noexcept { return ref(); }  // NOLINT: implicit by design
+#if UFUNC_HAS_CUDA_STREAM_REF
+  /// To libcu++'s handle, for code that takes one.
+  operator ::cuda::stream_ref() const noexcept { return ::cuda::stream_ref(get()); }  // NOLINT
+#endif
   flags get_flags() const noexcept { return flags_; }
 
   /// Blocks the host until all work queued on the stream has finished.
@@ -129,13 +169,11 @@ class stream {
 namespace detail {
 template <class A>
 using bare_t = std::remove_cv_t<std::remove_reference_t<A>>;
-/// True for the types a call accepts as its stream argument.
+/// True for the types a call accepts as its stream argument, on both backends:
+/// ufunc's own, a `cudaStream_t`, libcu++'s `cuda::stream_ref`.
 template <class A>
-inline constexpr bool is_stream_v = std::is_same_v<A, stream_ref> || std::is_same_v<A, stream>
-#if defined(UFUNC_BACKEND_CUDA)
-                                    || std::is_same_v<A, cudaStream_t>
-#endif
-    ;
+inline constexpr bool is_stream_v = std::is_same_v<A, stream_ref> || std::is_same_v<A, stream> ||
+                                    std::is_same_v<A, cudaStream_t> || is_cuda_stream_ref_v<A>;
 }  // namespace detail
 
 }  // namespace ufunc

@@ -10,16 +10,18 @@
 #include "detail/call.hpp"         // arguments, controls, out checks
 #include "detail/linalg.hpp"       // registry, copy_view
 #include "detail/linalg_plan.hpp"  // normalize_axes
+#include "detail/signature.hpp"    // failed_call
+#include "expression.hpp"
 #include "linalg_variants.hpp"
 
 namespace ufunc {
 
 namespace detail {
 
+/// transpose of an array or view (checked by transpose_impl).
 template <class X, class... Rest>
-auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
+auto transpose_array(const X& x, const std::vector<int>* axes, Rest&&... rest) {
   using TX = arg_traits<bare_t<X>>;
-  static_assert(TX::is_array, "ufunc::transpose: takes a ufunc array or array view");
   using T = typename TX::value_type;
   using Tg = typename TX::target_type;
   require_launchable<Tg>();
@@ -59,6 +61,20 @@ auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
     copy_view<Tg, T>(contiguous_layout(y.data(), sizeof(T), src.shp), src, ctl.stream, ctl.tr_variant);
     return y;
   }
+}
+
+/// Checks the argument (one message, nothing else instantiated after it), then
+/// transposes it.
+template <class X, class... Rest>
+auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
+  constexpr bool lazy = is_expression_v<X> || is_sharded_expr<bare_t<X>>::value;
+  static_assert(!lazy, "ufunc::transpose: the argument is a lazy expression and transpose does not fuse: call "
+                       "ufunc::evaluate first");
+  static_assert(lazy || arg_traits<bare_t<X>>::is_array, "ufunc::transpose: takes a ufunc array or array view");
+  if constexpr (lazy || !arg_traits<bare_t<X>>::is_array)
+    return failed_call{};
+  else
+    return transpose_array(x, axes, std::forward<Rest>(rest)...);
 }
 
 }  // namespace detail

@@ -20,6 +20,7 @@
 #include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
 #include "detail/host/helper_thread.hpp"
+#include "detail/signature.hpp"
 #include "detail/stream.hpp"
 #include "error.hpp"
 #include "expression.hpp"
@@ -141,9 +142,13 @@ class vectorized {
     static_assert(parsed::nin >= 1, "ufunc call: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...), ufunc::unsafe_cast and a stream");
     constexpr bool sharded = ((detail::is_sharded_operand_v<Args> || detail::sharded_out_arg<Args>()) || ...);
+    using input_check = detail::inputs_check<F, std::tuple<Args...>, parsed::nin>;
     if constexpr (sharded) {
       // Sharded operands: f on every shard, one stream per device (sharded.hpp).
       return detail::sharded_ops<detail::bare_t<Args>...>::call(*this, std::forward<Args>(args)...);
+    } else if constexpr (!input_check::ok) {
+      input_check::report();  // one message (arity, vec<D>, types); nothing else of the call is instantiated
+      return detail::failed_call{};
     } else {
     const detail::controls c = detail::read_controls(args...);
     auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
@@ -169,14 +174,21 @@ class vectorized {
   template <class... A>
   auto lazy(A&&... args) const {
     static_assert(sizeof...(A) >= 1, "f.lazy: give at least one input");
-    if constexpr ((detail::is_sharded_operand_v<A> || ...))  // one node per shard when it runs (sharded.hpp)
+    using input_check = detail::inputs_check<F, std::tuple<A...>, sizeof...(A)>;
+    if constexpr ((detail::is_sharded_operand_v<A> || ...)) {  // one node per shard when it runs (sharded.hpp)
       return detail::sharded_ops<detail::bare_t<A>...>::lazy(*this, std::forward<A>(args)...);
-    else if constexpr (detail::any_core_v<A...>)
+    } else if constexpr ((detail::is_out<detail::bare_t<A>>::value || ...) || (detail::is_stream_v<detail::bare_t<A>> || ...)) {
+      return detail::make_node<Target>(f_, name_, std::forward<A>(args)...);  // stops at "an expression takes inputs only"
+    } else if constexpr (!input_check::ok) {
+      input_check::report();
+      return detail::failed_call{};
+    } else if constexpr (detail::any_core_v<A...>) {
       return detail::with_core_dims<sizeof...(A)>(
           name_, f_, std::forward_as_tuple(std::forward<A>(args)...),
           [&](auto g, auto&&... split) { return detail::make_node<Target>(g, name_, std::forward<decltype(split)>(split)...); });
-    else
+    } else {
       return detail::make_node<Target>(f_, name_, std::forward<A>(args)...);
+    }
   }
 
   const F& function() const noexcept { return f_; }

@@ -1,8 +1,9 @@
-// Calls that break the one rule of trailing arguments (detail/call.hpp), and
-// lazy expressions built against their rules (expression.hpp). Each
-// ctest test compiles this file with one CASE_* defined and passes only when the
-// compiler stops with the message that names the call (MATMUL_INT: an
-// element type matmul refuses). Host target: no nvcc.
+// Calls that break the one rule of trailing arguments (detail/call.hpp), calls
+// whose function cannot take the inputs given (detail/signature.hpp), lazy
+// expressions built against their rules (expression.hpp) or given to eager
+// operations. Each ctest test compiles this file with one CASE_* defined and
+// passes only when the compiler's first error is the message that names the
+// call (MATMUL_INT: an element type matmul refuses). Host target: no nvcc.
 #include <ufunc/ufunc.hpp>
 
 using namespace ufunc;
@@ -62,12 +63,45 @@ int main() {
   auto e32 = e8 + e8 + e8 + e8;                   // 32 leaves: the limit
   (void)evaluate(e32);
   (void)(e32 + 1.0f);                             // 33
+#elif defined(CASE_UFUNC_TOO_MANY_INPUTS)
+  f(x, y, z);  // f takes 2
+#elif defined(CASE_UFUNC_TOO_FEW_INPUTS)
+  f(x, out(z));
+#elif defined(CASE_LAZY_TOO_MANY_INPUTS)
+  (void)f.lazy(x, y, 1.0f);
+#elif defined(CASE_UFUNC_GENERIC_WRONG_COUNT)
+  auto g = vectorize<H>([](auto a, auto b) { return a + b; }, "generic add");  // arity unknown
+  g(x, y, z);
+#elif defined(CASE_UFUNC_WRONG_ELEMENT_TYPE)
+  struct tag {};
+  f(x, tag{});
+#elif defined(CASE_UFUNC_VEC_MISSING)
+  using P3 = cuda::std::array<float, 3>;
+  auto d = vectorize<H>([](P3 a, P3 b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }, "dot");
+  d(x, y);  // x and y are (4, 3): vec<3>(x), vec<3>(y) was meant
+#elif defined(CASE_LAZY_VEC_MISSING)
+  using P3 = cuda::std::array<float, 3>;
+  auto d = vectorize<H>([](P3 a, float b) { return a[0] * b; }, "scale");
+  (void)d.lazy(x, 2.0f);
+#elif defined(CASE_MATMUL_LAZY)
+  (void)matmul(lazy(x) * 2.0f, y.view().transposed());
+#elif defined(CASE_TRANSPOSE_LAZY)
+  (void)transpose(lazy(x) + y);
 #elif defined(CASE_NONE)
   f(x, y, out(z), s);  // the control case: a valid call compiles
   evaluate(f.lazy(lazy(x) * 2.0f, y), out(z), s);
   f(x, y, out(z), ufunc::unsafe_cast, s);
   evaluate(f.lazy(lazy(x) * 2.0f, y), out(z), ufunc::unsafe_cast);
   ufunc::sum(x, out(z), ufunc::unsafe_cast);
+  using P3 = cuda::std::array<float, 3>;  // the fixed cases of the arity and vec checks
+  auto d = vectorize<H>([](P3 a, P3 b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }, "dot");
+  host_array<float> dz(shape{4});
+  d(vec<3>(x), vec<3>(y), out(dz));
+  (void)d.lazy(vec<3>(x), vec<3>(y));
+  auto g = vectorize<H>([](auto a, auto b) { return a + b; }, "generic add");
+  g(x, y, out(z), s);
+  (void)matmul(evaluate(lazy(x) * 2.0f), y.view().transposed());
+  (void)transpose(evaluate(lazy(x) + y));
 #endif
   return 0;
 }
