@@ -11,7 +11,9 @@ namespace ufunc {
 
 
 /// The binary operations below are function objects with a template call operator
-/// (they work on every arithmetic type and on both backends) and a static
+/// (they work on every arithmetic type and on both backends; `noexcept` where the
+/// element types' operators are, so a reduction with them writes `out` in place
+/// on the host) and a static
 /// `identity<T>()`: the value `e` with `op(e, x) == x`. A reduction uses it as the
 /// result of an empty input and as its starting value. Ops given to a reduction must
 /// be associative and commutative (the parallel order is unspecified).
@@ -19,7 +21,7 @@ namespace ufunc {
 /// a + b; identity 0.
 struct plus {
   template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a + b; }
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const noexcept(noexcept(a + b)) { return a + b; }
   template <class T>
   static UFUNC_HD constexpr T identity() { return T(0); }
 };
@@ -27,7 +29,7 @@ struct plus {
 /// a * b; identity 1.
 struct multiplies {
   template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a * b; }
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const noexcept(noexcept(a * b)) { return a * b; }
   template <class T>
   static UFUNC_HD constexpr T identity() { return T(1); }
 };
@@ -38,7 +40,8 @@ namespace detail {
 template <bool Max>
 struct extremum {
   template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const {
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const
+      noexcept(noexcept(is_nan(a)) && noexcept(is_nan(b)) && noexcept(a < b) && noexcept(b < a)) {
     using R = cuda::std::common_type_t<A, B>;
     if (is_nan(a)) return static_cast<R>(a);
     if (is_nan(b)) return static_cast<R>(b);
@@ -64,7 +67,9 @@ struct maximum : detail::extremum<true> {
 /// a && b (as bool); identity true.
 struct logical_and {
   template <class A, class B>
-  UFUNC_HD constexpr bool operator()(const A& a, const B& b) const { return static_cast<bool>(a) && static_cast<bool>(b); }
+  UFUNC_HD constexpr bool operator()(const A& a, const B& b) const noexcept(noexcept(static_cast<bool>(a)) && noexcept(static_cast<bool>(b))) {
+    return static_cast<bool>(a) && static_cast<bool>(b);
+  }
   template <class T>
   static UFUNC_HD constexpr T identity() { return T(true); }
 };
@@ -72,7 +77,9 @@ struct logical_and {
 /// a || b (as bool); identity false.
 struct logical_or {
   template <class A, class B>
-  UFUNC_HD constexpr bool operator()(const A& a, const B& b) const { return static_cast<bool>(a) || static_cast<bool>(b); }
+  UFUNC_HD constexpr bool operator()(const A& a, const B& b) const noexcept(noexcept(static_cast<bool>(a)) && noexcept(static_cast<bool>(b))) {
+    return static_cast<bool>(a) || static_cast<bool>(b);
+  }
   template <class T>
   static UFUNC_HD constexpr T identity() { return T(false); }
 };
@@ -80,7 +87,7 @@ struct logical_or {
 /// a & b (integers); identity all bits set.
 struct bit_and {
   template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a & b; }
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const noexcept(noexcept(a & b)) { return a & b; }
   template <class T>
   static UFUNC_HD constexpr T identity() { return static_cast<T>(~T(0)); }
 };
@@ -88,7 +95,7 @@ struct bit_and {
 /// a | b (integers); identity 0.
 struct bit_or {
   template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a | b; }
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const noexcept(noexcept(a | b)) { return a | b; }
   template <class T>
   static UFUNC_HD constexpr T identity() { return T(0); }
 };
@@ -96,7 +103,7 @@ struct bit_or {
 /// a ^ b (integers); identity 0.
 struct bit_xor {
   template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a ^ b; }
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const noexcept(noexcept(a ^ b)) { return a ^ b; }
   template <class T>
   static UFUNC_HD constexpr T identity() { return T(0); }
 };

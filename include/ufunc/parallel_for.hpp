@@ -99,7 +99,8 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
 /// stream. On the host target it returns when done; an exception thrown by `f`
 /// (e.g. a UFUNC_DEBUG bounds error) stops the remaining work and is rethrown here:
 /// the one a serial row-major loop would meet first, whatever the thread count
-/// (other indices may have run meanwhile).
+/// (other indices may have run meanwhile). What `f` wrote stays written: this is
+/// not a ufunc call, and has no `out` to keep (device code cannot throw).
 ///
 /// Throws `shape_error` for a negative extent, an index space of rank 0 or above 3,
 /// or a function that does not take one index per dimension, and `value_error` for

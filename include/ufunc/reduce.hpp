@@ -39,7 +39,7 @@ template <class Op>
 struct fold_fn {
   Op op;
   template <class A>
-  UFUNC_HD A operator()(const A& acc, const A& part) const { return op(acc, part); }
+  UFUNC_HD A operator()(const A& acc, const A& part) const noexcept(noexcept(op(acc, part))) { return op(acc, part); }
 };
 /// The rounding error of acc + part (TwoSum, exact), added to the compensation
 /// c: a streamed sum's fold over chunks keeps it beside the running sum, so the
@@ -97,7 +97,9 @@ struct finish_fn {
 ///   type follows NumPy's same_kind rule unless `ufunc::unsafe_cast` is given
 ///   (else type_error, see `ufunc::unsafe_cast`).
 /// The map is fused: one pass over memory, no temporary array. The op must be
-/// associative and commutative. Without an identity (a custom op with no
+/// associative and commutative. On the host target an exception thrown by the
+/// map or the op reaches the caller and leaves `out` as it was (unless both are
+/// `noexcept`, the results go to a temporary first). Without an identity (a custom op with no
 /// `init`, min, max, argmin, argmax), a reduction over an empty range throws
 /// `value_error`, even when the result is empty too, as NumPy. `axis(0)` or
 /// `axis(-1)` of a 0-d input reduces nothing (as NumPy). The target is that of the
@@ -517,7 +519,14 @@ class reducer {
       const auto ol = layout_of(ov);
       using OutT = typename decltype(ov)::value_type;
       check_out<Res, OutT>(ol, g.result, bshape, axp, o, lay);
-      if (std::is_same_v<OutT, Res> && ol.shp.count() > 0 && ov.is_contiguous() && g.R > 0) {
+      // On the host target a map or op that may throw (not noexcept) reduces
+      // into the temporary below, so that an exception leaves out as it was
+      // (the engines write each output as soon as it is reduced).
+      constexpr bool nothrow =
+          nothrow_call_v<Map, typename arg_traits<bare_t<A>>::value_type...> &&
+          (!std::is_same_v<Kind, plain_kind> || nothrow_call_v<UsedOp, const Acc&, const Acc&>);
+      constexpr bool in_place = nothrow || !std::is_same_v<Target, target::host>;
+      if (in_place && std::is_same_v<OutT, Res> && ol.shp.count() > 0 && ov.is_contiguous() && g.R > 0) {
         backend::run(job, reinterpret_cast<Res*>(ov.data()), o.stream);
       } else if (g.K > 0) {
         array<Res, Target> tmp(g.result, o.stream);

@@ -9,7 +9,10 @@
 // device's work, then waits for all of them: it returns when the result is
 // complete, and a failure on one device (out_of_memory, cuda_error,
 // nccl_error) is thrown after every device's work has drained, with the
-// partial results freed and the input shards untouched.
+// partial results freed and the input shards untouched. On host shards an
+// exception from the function in any shard leaves every shard of a sharded
+// out untouched: the shards' copies into out are staged (detail/staged_out.hpp)
+// and made only once every shard succeeded.
 #pragma once
 
 #include <functional>
@@ -26,6 +29,7 @@
 #include "config.hpp"
 #include "detail/call.hpp"
 #include "detail/sharded.hpp"
+#include "detail/staged_out.hpp"
 #include "error.hpp"
 #include "full.hpp"
 #include "lazy.hpp"
@@ -662,6 +666,15 @@ inline constexpr bool sharded_operator_args =
     (is_sharded_operand_v<A> || is_sharded_operand_v<B>) &&
     (is_sharded_expr<bare_t<A>>::value || is_sharded_expr<bare_t<B>>::value || is_expression_v<A> || is_expression_v<B>);
 
+/// Whether a sharded call stages its shards' out copies (staged_out.hpp): with
+/// an out on the host target, where a function may throw in any shard, so that
+/// no out shard is written unless every shard's results were computed. (Device
+/// functions cannot throw: GPU shards write in place.)
+template <class Target>
+constexpr bool stages_out(bool has_out) {
+  return has_out && !is_gpu_target<Target>();
+}
+
 template <class... A>
 struct sharded_ops {
   /// f.lazy(args...) with sharded operands: a sharded expression (nothing runs;
@@ -686,9 +699,12 @@ struct sharded_ops {
     const std::vector<int>& ids = p.devices.ids();
     auto pe = prepare_arg(e, ids);
     auto pc = std::make_tuple(prepare_arg(c, ids)...);
+    staged_outputs staged;
     auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+      const staging_scope scope(stages_out<Target>(has_out) ? &staged : nullptr);
       return std::apply([&](auto&... q) { return ufunc::evaluate(pick_arg(pe, i), pick_arg(q, i)..., st); }, pc);
     });
+    staged.commit();
     if constexpr (has_out) {
       return first_out(c...);
     } else {
@@ -708,9 +724,12 @@ struct sharded_ops {
     check_devices<Target>(p.devices, f.name());
     const std::vector<int>& ids = p.devices.ids();
     auto prep = std::make_tuple(prepare_arg(args, ids)...);
+    staged_outputs staged;
     auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+      const staging_scope scope(stages_out<Target>(has_out) ? &staged : nullptr);
       return std::apply([&](auto&... q) { return f(pick_arg(q, i)..., st); }, prep);
     });
+    staged.commit();
     if constexpr (has_out) {
       return first_out(args...);
     } else {

@@ -21,6 +21,7 @@
 #include "detail/elementwise.hpp"
 #include "detail/host/helper_thread.hpp"
 #include "detail/signature.hpp"
+#include "detail/staged_out.hpp"
 #include "detail/stream.hpp"
 #include "error.hpp"
 #include "expression.hpp"
@@ -99,6 +100,18 @@ std::array<bool, sizeof...(V)> out_hosts(const std::tuple<V...>&) {
   return {host_resident_v<V>...};
 }
 
+/// out_j = temps_j (converted to out_j's element type, as a store in place
+/// converts) for every output j of a call: the results of a function that may
+/// throw, computed into temporaries first. Cannot throw.
+template <class Target, class Temps, class Outs, std::size_t N, std::size_t... J>
+void copy_results(const Temps& temps, const Outs& outs, const std::array<operand_layout, N>& out_l, stream_ref s,
+                  std::index_sequence<J...>) {
+  (cast_layout<Target>(std::get<J>(outs).data(), out_l[J], std::get<J>(temps).data(),
+                       contiguous_layout(std::get<J>(temps).data(), sizeof(*std::get<J>(temps).data()), out_l[J].shp),
+                       s),
+   ...);
+}
+
 /// Runs expression `e` as one call on target Tg (defined below the ufunc class).
 template <class Tg, bool Unsafe = false, class E, class Outs>
 auto run_expression(const E& e, const Outs& outs, stream_ref s);
@@ -126,8 +139,10 @@ decltype(auto) unwrap_single(Tup&& t) {
 /// device, computes, and returns `std::vector` results (the slow path: transfers
 /// dominate). Bad shapes or overlapping outputs throw `shape_error` before any
 /// work is enqueued. On the host target an exception thrown by `f` reaches the
-/// caller (the one a serial loop would meet first); elements before it may have
-/// been written.
+/// caller (the one a serial loop would meet first) and `out` is left untouched:
+/// unless `f` is `noexcept` for the inputs' element types, its results go to a
+/// temporary first and are copied into `out` once all are computed (a
+/// `noexcept` function writes in place). Device functions cannot throw.
 template <class Target, class F>
 class vectorized {
  public:
@@ -304,7 +319,27 @@ class vectorized {
                               out_l[j].shp.str());
         }
         check_overlap(name_, out_l, in_layouts);
-        run(outs, out_l);
+        // Taken before f runs, so that ufunc calls f itself makes are not staged.
+        staged_outputs* const staged = take_staging();
+        constexpr bool nothrow =
+            nothrow_call_v<F, typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::value_type...>;
+        if constexpr (std::is_same_v<Target, target::host> && !nothrow) {
+          // f may throw (it is not noexcept): every result goes to a temporary,
+          // and into out only once all are computed, so that an exception leaves
+          // out as it was. (Device code cannot throw: the CUDA target writes in place.)
+          constexpr auto seq = std::make_index_sequence<nout>{};
+          auto temps = allocate_results<R, Target>(out_l[0].shp, s, seq);
+          auto views = std::apply([](auto&... a) { return std::make_tuple(a.view()...); }, temps);
+          run(views, out_layouts(views));
+          auto copy = [temps = std::move(temps), outs, out_l, s, seq] { copy_results<Target>(temps, outs, out_l, s, seq); };
+          if (staged)
+            staged->add(std::move(copy));  // a sharded call copies once every shard succeeded
+          else
+            copy();
+        } else {
+          (void)staged;
+          run(outs, out_l);
+        }
         return unwrap_single(outs);
       } else if constexpr (any_vector && has_bool_output<R>(std::make_index_sequence<nout>{})) {
         // std::vector<bool> has no element storage to write into: compute into

@@ -88,7 +88,7 @@ struct element_traits {
       is_half_v<T>;
 
   /// True for a NaN (never for integers and bool).
-  static UFUNC_HD constexpr bool is_nan(const T& v) {
+  static UFUNC_HD constexpr bool is_nan(const T& v) noexcept {
     if constexpr (is_half_v<T>)
       return static_cast<float>(v) != static_cast<float>(v);  // exact widening keeps NaN
     else if constexpr (is_floating)
@@ -175,7 +175,7 @@ UFUNC_HD constexpr To convert(const From& v) {
 
 /// NaN test usable on every element type (false for integers and bool).
 template <class T>
-UFUNC_HD constexpr bool is_nan(const T& v) {
+UFUNC_HD constexpr bool is_nan(const T& v) noexcept {
   return element_traits<T>::is_nan(v);
 }
 

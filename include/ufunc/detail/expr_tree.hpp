@@ -24,7 +24,7 @@ inline constexpr std::size_t max_leaves = 32;
 struct leaf_fn {
   static constexpr std::size_t leaves = 1;
   template <std::size_t O, class Vals>
-  UFUNC_HD const auto& eval(const Vals& v) const {
+  UFUNC_HD const auto& eval(const Vals& v) const noexcept {
     return cuda::std::get<O>(v);
   }
 };
@@ -49,16 +49,19 @@ struct node_fn {
   F f;
   cuda::std::tuple<C...> kids;
 
+  // noexcept exactly when every function of the subtree is (for these values),
+  // so that an expression of noexcept functions writes out in place on the host.
   UFUNC_EXEC_CHECK_DISABLE
   template <std::size_t O, class Vals>
-  UFUNC_HD auto eval(const Vals& v) const {
+  UFUNC_HD auto eval(const Vals& v) const noexcept(noexcept(call<O>(v, std::index_sequence_for<C...>{}))) {
     return call<O>(v, std::index_sequence_for<C...>{});
   }
 
  private:
   UFUNC_EXEC_CHECK_DISABLE
   template <std::size_t O, class Vals, std::size_t... I>
-  UFUNC_HD auto call(const Vals& v, std::index_sequence<I...>) const {
+  UFUNC_HD auto call(const Vals& v, std::index_sequence<I...>) const
+      noexcept(noexcept(f(cuda::std::get<I>(kids).template eval<O + leaves_before<I, C...>()>(v)...))) {
     return f(cuda::std::get<I>(kids).template eval<O + leaves_before<I, C...>()>(v)...);
   }
 };
@@ -69,7 +72,8 @@ struct fused {
   Root root;
   UFUNC_EXEC_CHECK_DISABLE
   template <class... V>
-  UFUNC_HD auto operator()(const V&... v) const {
+  UFUNC_HD auto operator()(const V&... v) const
+      noexcept(noexcept(root.template eval<0>(cuda::std::tuple<const V&...>(v...)))) {
     static_assert(sizeof...(V) == Root::leaves, "ufunc: an expression is called with one value per leaf");
     return root.template eval<0>(cuda::std::tuple<const V&...>(v...));
   }
@@ -79,23 +83,23 @@ struct fused {
 // conversions (int * float is float), as the same code on scalars would.
 struct expr_add {
   template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a + b; }
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const noexcept(noexcept(a + b)) { return a + b; }
 };
 struct expr_sub {
   template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a - b; }
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const noexcept(noexcept(a - b)) { return a - b; }
 };
 struct expr_mul {
   template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a * b; }
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const noexcept(noexcept(a * b)) { return a * b; }
 };
 struct expr_div {
   template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const { return a / b; }
+  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const noexcept(noexcept(a / b)) { return a / b; }
 };
 struct expr_neg {
   template <class A>
-  UFUNC_HD constexpr auto operator()(const A& a) const { return -a; }
+  UFUNC_HD constexpr auto operator()(const A& a) const noexcept(noexcept(-a)) { return -a; }
 };
 
 }  // namespace ufunc::detail

@@ -130,6 +130,13 @@ UFUNC_HD decltype(auto) eval_flat(const F& f, const Ins& ins, index_t i, std::in
   return f(cuda::std::get<I>(ins).load(i)...);
 }
 
+/// True when calling f on values of the element types A... is declared not to
+/// throw (`noexcept`). The host backend writes such a function's results straight
+/// into a caller's `out`; any other function's go through a temporary first, so
+/// that an exception leaves `out` untouched (see vectorize.hpp, reduce.hpp).
+template <class F, class... A>
+inline constexpr bool nothrow_call_v = noexcept(std::declval<const F&>()(std::declval<A>()...));
+
 /// Unsigned division by a run-time constant. For 32-bit indices it uses a
 /// multiply-high and a shift (Granlund-Montgomery, as in PyTorch's IntDivider),
 /// valid for dividends below 2^31; 64-bit indices use plain division.

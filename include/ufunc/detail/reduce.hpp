@@ -22,7 +22,7 @@ namespace ufunc::detail {
 
 struct identity_map {
   template <class T>
-  UFUNC_HD constexpr T operator()(const T& v) const { return v; }
+  UFUNC_HD constexpr T operator()(const T& v) const noexcept { return v; }
 };
 
 /// How the starting value is chosen: the op's identity when it has one, none at

@@ -24,7 +24,9 @@ template <class Acc, class Op>
 struct acc_op {
   Op op;
   UFUNC_EXEC_CHECK_DISABLE
-  UFUNC_HD Acc operator()(const Acc& a, const Acc& b) const { return static_cast<Acc>(op(a, b)); }
+  UFUNC_HD Acc operator()(const Acc& a, const Acc& b) const noexcept(noexcept(static_cast<Acc>(op(a, b)))) {
+    return static_cast<Acc>(op(a, b));
+  }
 };
 
 /// Turns a mapped element into an accumulator value; `r` is the element's linear
