@@ -377,7 +377,7 @@ struct reduce_backend<target::cuda> {
       cbx = tu::block / cby;
       while (cbx > min_bx && cbx / 2 >= cols) cbx /= 2;
       const index_t threads = (cols + cbx - 1) / cbx * cbx * cby;
-      const index_t per_thread = vec ? 16 * CVW / VW * tu::vec_unroll<Acc, CVW> : 4 * tu::unroll;  // bytes
+      const index_t per_thread = vec ? 16 * CVW / VW * tu::vec_unroll<typename column_load<Src>::type, CVW> : 4 * tu::unroll;  // bytes
       const index_t want = sms * tu::bytes_in_flight_per_sm / per_thread;
       if (threads < want && !Src::is_partial)
         nchunks = std::clamp<index_t>(std::min(want / threads, R / (index_t(cby) * tu::min_run)), 1, 65535);
@@ -425,7 +425,7 @@ struct reduce_backend<target::cuda> {
         const dim3 block(static_cast<unsigned>(cbx), static_cast<unsigned>(cby));
         if constexpr (CVW > 1)
           if (vec) {
-            reduce_columns_kernel<tu::block, tu::vec_unroll<Acc, CVW>, CVW>
+            reduce_columns_kernel<tu::block, tu::vec_unroll<typename column_load<Src>::type, CVW>, CVW>
                 <<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
             UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
             return;

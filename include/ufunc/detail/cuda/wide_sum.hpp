@@ -13,10 +13,15 @@
 // tree below). The caller's accumulator, result type and finishing step are
 // unchanged: the wide value is narrowed before the job's `fin` and `init` apply.
 //
-// Cost: one conversion and one double add per element (FP64 runs at half the
-// FP32 rate on the H100/H200, far above what memory delivers); the whole-array
-// path folds packs of 32 bytes (8 floats, 16 halves) in the element type's
-// accumulator by a fixed tree first, so it converts once per pack.
+// Cost: a conversion and a double add per element at most (FP64 runs at half the
+// FP32 rate on the H100/H200, far above what memory delivers), and fewer where
+// the values of one load belong to one result: the whole-array path adds packs
+// of 32 bytes (8 floats, 16 halves) by a fixed tree in the narrow accumulator,
+// the row kernels each 16-byte slot's values in order (V - 1 roundings), then
+// widen once; the column kernel loads narrow values (its loads in flight keep a
+// narrow sum's registers) and widens each as it is folded. So an element passes
+// through at most 3 (packs of 8 floats) to 7 (slots of 8 halves) narrow roundings.
+
 #pragma once
 
 #include <cstdint>
@@ -140,6 +145,21 @@ template <class Src>
 struct is_wide_source : std::false_type {};
 template <class Src>
 struct is_wide_source<wide_source<Src>> : std::true_type {};
+
+/// What the column kernel loads from a source: its accumulator values, or for
+/// a widened sum the inner (narrow) ones, widened as they are folded.
+template <class Src>
+struct column_load {
+  using type = typename Src::acc_type;
+  static UFUNC_HD const Src& of(const Src& s) { return s; }
+  static UFUNC_HD const type& widen(const type& v) { return v; }
+};
+template <class Src>
+struct column_load<wide_source<Src>> {
+  using type = typename Src::acc_type;
+  static UFUNC_HD const Src& of(const wide_source<Src>& s) { return s.inner; }
+  static UFUNC_HD auto widen(const type& v) { return wide_source<Src>::ws::widen(v); }
+};
 
 /// The job as the engines run it when it widens.
 template <class Job>

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "../../reduce_source.hpp"
+#include "../wide_sum.hpp"
 
 namespace ufunc::detail {
 
@@ -62,30 +63,39 @@ __global__ void __launch_bounds__(BLOCK)
   Acc* mine = sh + (ty * bx + tx) * V;
   if (o < K && ty < ny) {
     const index_t a = r0 + ty * run, e = (a + run < r0 + n ? a + run : r0 + n);
-    const auto b = src.base(o);
-    auto load = [&](index_t r, Acc* v) {
+    // A widened sum (wide_sum.hpp) loads the narrow values and widens each as
+    // it is folded: the loads in flight keep the registers of a narrow sum.
+    using L = typename column_load<Src>::type;
+    const auto& ls = column_load<Src>::of(src);
+    const auto b = ls.base(o);
+    auto load = [&](index_t r, L* v) {
       if constexpr (V == 1)
-        v[0] = src.at(b, r);
+        v[0] = ls.at(b, r);
       else
-        src.template at_vec<V>(b, r, 0, v);
+        ls.template at_vec<V>(b, r, 0, v);
     };
     Acc acc[V];
-    load(a, acc);
+    {
+      L v[V];
+      load(a, v);
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc[j] = column_load<Src>::widen(v[j]);
+    }
     index_t r = a + 1;
     for (; r + U <= e; r += U) {
-      Acc v[U][V];
+      L v[U][V];
 #pragma unroll
       for (int u = 0; u < U; ++u) load(r + u, v[u]);
 #pragma unroll
       for (int u = 0; u < U; ++u)
 #pragma unroll
-        for (int j = 0; j < V; ++j) acc[j] = combine_in_order(op, acc[j], v[u][j]);
+        for (int j = 0; j < V; ++j) acc[j] = combine_in_order(op, acc[j], column_load<Src>::widen(v[u][j]));
     }
     for (; r < e; ++r) {
-      Acc v[V];
+      L v[V];
       load(r, v);
 #pragma unroll
-      for (int j = 0; j < V; ++j) acc[j] = combine_in_order(op, acc[j], v[j]);
+      for (int j = 0; j < V; ++j) acc[j] = combine_in_order(op, acc[j], column_load<Src>::widen(v[j]));
     }
 #pragma unroll
     for (int j = 0; j < V; ++j) mine[j] = acc[j];

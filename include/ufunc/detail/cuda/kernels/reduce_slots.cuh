@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "../../reduce_source.hpp"
+#include "../wide_sum.hpp"
 
 namespace ufunc::detail {
 
@@ -42,12 +43,21 @@ __device__ __forceinline__ void fold_slots(const Src& src, const B& b, const Op&
     for (int u = 0; u < U; ++u) {
       const index_t qu = q + u * step;
       if (qu < nfull) {
+        if constexpr (V > 1 && is_wide_source<Src>::value) {
+          // A widened sum: the slot's V values added in the narrow type (V - 1
+          // roundings), widened once.
+          auto t = src.inner.lift_fold(v[u][0], r0 + qu * V);
 #pragma unroll
-        for (int j = 0; j < V; ++j) {
-          if constexpr (V == 1)
-            add(v[u][j]);
-          else
-            add(src.lift_fold(v[u][j], r0 + qu * V + j));
+          for (int j = 1; j < V; ++j) t = static_cast<decltype(t)>(t + src.inner.lift_fold(v[u][j], r0 + qu * V + j));
+          add(Src::ws::widen(t));
+        } else {
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            if constexpr (V == 1)
+              add(v[u][j]);
+            else
+              add(src.lift_fold(v[u][j], r0 + qu * V + j));
+          }
         }
       } else if (qu < nslots) {
         for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at(b, e));
