@@ -10,9 +10,11 @@
 #include "test_support.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstdlib>
 #include <functional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -303,6 +305,157 @@ void threads_case(const ufunc::device_set& d) {
   CHECK(bad.load() == 0);
 }
 
+/// A call's outcome: its result (shape and values as doubles; a host value is
+/// 0-d) or the type of the error it threw, to compare a sharded call with the
+/// unsharded one.
+struct outcome {
+  std::string error;
+  ufunc::shape shp;
+  std::vector<double> values;
+};
+
+template <class R>
+void record(outcome& o, const R& r) {
+  if constexpr (std::is_arithmetic_v<R>) {
+    o.shp = ufunc::shape{};
+    o.values = {static_cast<double>(r)};
+  } else {
+    o.shp = r.shape();
+    const auto h = r.to_host();
+    o.values.assign(h.begin(), h.end());
+  }
+}
+
+template <class Fn>
+outcome outcome_of(Fn&& fn) {
+  outcome o;
+  try {
+    record(o, fn());
+  } catch (const ufunc::value_error&) {
+    o.error = "value_error";
+  } catch (const ufunc::shape_error&) {
+    o.error = "shape_error";
+  }
+  return o;
+}
+
+/// Equal results (NaN equals NaN: the mean of nothing), or the same error.
+bool same_outcome(const outcome& a, const outcome& b) {
+  if (a.error != b.error || a.shp != b.shp || a.values.size() != b.values.size()) return false;
+  for (std::size_t i = 0; i < a.values.size(); ++i)
+    if (!(a.values[i] == b.values[i] || (std::isnan(a.values[i]) && std::isnan(b.values[i])))) return false;
+  return true;
+}
+
+std::string str(const outcome& o) {
+  if (!o.error.empty()) return o.error;
+  std::string s = o.shp.str() + " [";
+  for (std::size_t i = 0; i < o.values.size() && i < 8; ++i) s += (i ? " " : "") + std::to_string(o.values[i]);
+  return s + (o.values.size() > 8 ? " ...]" : "]");
+}
+
+struct square_map {
+  template <class T>
+  UFUNC_HD T operator()(T v) const { return v * v; }
+};
+/// A custom op with no identity (the larger value).
+struct larger_op {
+  template <class T>
+  UFUNC_HD T operator()(T a, T b) const { return a > b ? a : b; }
+};
+struct add_fn {
+  template <class T>
+  UFUNC_HD T operator()(T a, T b) const { return a + b; }
+};
+
+/// A sharded array of `h` (shape s) over d: split evenly (ufunc::shard) or, one
+/// time in two, any split with `from_shards` (leading, inner and trailing 0-row
+/// shards included).
+template <class Tg, class T>
+ufunc::sharded_array<T, Tg> random_split(const std::vector<T>& h, const ufunc::shape& s, const ufunc::device_set& d,
+                                         std::mt19937_64& rng) {
+  if (rng() % 2 == 0) return ufunc::shard<Tg>(h, s, d);
+  std::vector<index_t> rows(static_cast<std::size_t>(d.size()), 0);
+  for (index_t r = 0; r < s[0]; ++r) rows[static_cast<std::size_t>(rng() % rows.size())] += 1;
+  const index_t row = s.count() == 0 ? 0 : s.count() / s[0];
+  std::vector<ufunc::array<T, Tg>> parts;
+  index_t r0 = 0;
+  for (int i = 0; i < d.size(); ++i) {
+    const auto k = rows[static_cast<std::size_t>(i)];
+    const std::vector<T> part(h.begin() + r0 * row, h.begin() + (r0 + k) * row);
+    ufunc::detail::device_guard<Tg> g(d[i]);
+    parts.push_back(ufunc::asarray<Tg>(part, ufunc::detail::with_rows(s, k)));
+    r0 += k;
+  }
+  return ufunc::sharded_array<T, Tg>::from_shards(d, std::move(parts));
+}
+
+/// Sharded reductions of random shapes with zero-size dims (the sharded axis
+/// too), over 1 to 4 shards with any split, against the unsharded call: every
+/// op (sum, prod, min, max, mean, map_reduce, reduce with and without an
+/// initial value, f.reduce, a sum of a lazy expression), whole, over a random
+/// set of axes with and without keepdims, and keepdims alone. The values (0 and
+/// +-2^k halves) make every sum and product exact in any order, so the results
+/// (or the error type: value_error for an empty min/max) must be the same.
+template <class Tg, class T>
+void zero_size_reduce_cases(const std::vector<ufunc::device_set>& sets, int cases) {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  auto f = ufunc::vectorize<Tg>(add_fn{});
+  const auto sq = ufunc::map_reduce(square_map{}, ufunc::plus{});
+  const auto larger = ufunc::reduce(larger_op{});
+  const auto larger_init = ufunc::reduce(larger_op{}, T(-7));
+  const auto sum_init = ufunc::reduce(ufunc::plus{}, T(5));
+  int zero_cases = 0;
+  for (int c = 0; c < cases; ++c) {
+    const int rank = 1 + static_cast<int>(rng() % 4);
+    std::vector<index_t> dims;
+    for (int k = 0; k < rank; ++k) dims.push_back(rng() % 3 == 0 ? 0 : static_cast<index_t>(rng() % 4));
+    const ufunc::shape s(dims);
+    zero_cases += s.count() == 0;
+    const auto& d = sets[rng() % sets.size()];
+    std::vector<int> ax;
+    for (int k = 0; k < rank; ++k)
+      if (rng() % 2) ax.push_back(rng() % 4 == 0 ? k - rank : k);
+    std::vector<T> h(static_cast<std::size_t>(s.count()));
+    const T vals[] = {T(-2), T(-1), T(1), T(2), T(0)};
+    for (auto& v : h) v = vals[rng() % 5];
+    const auto x = random_split<Tg>(h, s, d, rng);
+    const auto px = plain<Tg>(h, s);
+    std::string axs = "(";
+    for (int a : ax) axs += std::to_string(a) + ",";
+    INFO("case " << c << ": " << s.str() << " as " << x.sharding() << ", axes " << axs << ")");
+    auto compare = [&](const char* what, const auto& call) {
+      INFO(what);
+      const outcome got = outcome_of([&] { return call(x); }), want = outcome_of([&] { return call(px); });
+      INFO("sharded " << str(got) << ", unsharded " << str(want));
+      CHECK(same_outcome(got, want));
+    };
+    auto forms = [&](const char* what, const auto& red) {
+      INFO(what);
+      compare("whole", [&](const auto& a) { return red(a); });
+      compare("axes", [&](const auto& a) { return red(a, ufunc::axes(ax)); });
+      compare("axes, keepdims", [&](const auto& a) { return red(a, ufunc::axes(ax), ufunc::keepdims); });
+      compare("keepdims", [&](const auto& a) { return red(a, ufunc::keepdims); });
+      compare("axis 0", [&](const auto& a) { return red(a, ufunc::axis(0)); });
+    };
+    forms("sum", ufunc::sum);
+    forms("prod", ufunc::prod);
+    forms("min", ufunc::min);
+    forms("max", ufunc::max);
+    forms("mean", ufunc::mean);
+    forms("map_reduce(square, plus)", sq);
+    forms("reduce(larger)", larger);
+    forms("reduce(larger, -7)", larger_init);
+    forms("reduce(plus, 5)", sum_init);
+    compare("f.reduce", [&](const auto& a) { return f.reduce(a); });
+    compare("sum of a lazy expression", [&](const auto& a) { return ufunc::sum(ufunc::lazy(a) * T(2), ufunc::axes(ax)); });
+    compare("whole sum of a lazy expression", [&](const auto& a) { return ufunc::sum(ufunc::lazy(a) * T(2)); });
+  }
+  CHECK(zero_cases > cases / 4);  // the cases this is about
+}
+
 }  // namespace
 
 TEST_CASE("sharded: four host threads driving sharded calls at once (shared streams and communicators)") {
@@ -357,6 +510,36 @@ TEST_CASE("sharded: elementwise, reductions and matmul against the unsharded cal
   // Each shard in its own device's memory.
   const auto x = ufunc::zeros<float, dev>(ufunc::shape{std::max(n, 1) * 3, 2}, ufunc::device_set());
   for (int i = 0; i < x.num_shards(); ++i) CHECK(ufunc::detail::device_of<dev>(x.shard(i).data()) == x.devices()[i]);
+}
+#endif
+
+TEST_CASE("sharded: reductions with zero-size dims and empty shards equal the unsharded call, host shards") {
+  const std::vector<ufunc::device_set> d{ufunc::device_set{0}, ufunc::device_set{0, 1}, ufunc::device_set{0, 1, 2},
+                                         ufunc::device_set{5, 2, 9, 3}};
+  zero_size_reduce_cases<host, double>(d, 300);
+  zero_size_reduce_cases<host, int>(d, 300);
+  // The issue's case, against NumPy's answers.
+  const ufunc::device_set two{0, 1};
+  CHECK(ufunc::sum(ufunc::zeros<float, host>(ufunc::shape{2, 0}, two)) == 0.f);
+  CHECK(ufunc::prod(ufunc::zeros<float, host>(ufunc::shape{2, 0}, two)) == 1.f);
+  CHECK(ufunc::reduce(larger_op{}, 3.f)(ufunc::zeros<float, host>(ufunc::shape{2, 0}, two)) == 3.f);
+  const auto s01 = ufunc::sum(ufunc::zeros<float, host>(ufunc::shape{2, 0, 3}, two), ufunc::axes{0, 1});
+  CHECK(s01.shape() == ufunc::shape{3});
+  CHECK(s01.to_host() == std::vector<float>(3, 0.f));
+  // min over axis 1 reduces nothing (value_error, as NumPy); over axis 0 it gives an empty (0,).
+  const auto m = test::message_of<ufunc::value_error>(
+      [&] { (void)ufunc::min(ufunc::zeros<float, host>(ufunc::shape{2, 0}, two), ufunc::axis(1)); });
+  CHECK(test::contains(m, "min: zero-size reduction of shape (2,0) over axes (1,)"));
+  CHECK(ufunc::min(ufunc::zeros<float, host>(ufunc::shape{2, 0}, two), ufunc::axis(0)).shape() == ufunc::shape{0});
+}
+
+#if defined(UFUNC_BACKEND_CUDA)
+TEST_CASE("sharded: reductions with zero-size dims and empty shards equal the unsharded call, the GPUs present") {
+  const ufunc::device_set all;
+  if (all.size() == 1 || ufunc::have_nccl) {
+    zero_size_reduce_cases<ufunc::target::device, double>({ufunc::device_set{0}, all}, 60);
+    zero_size_reduce_cases<ufunc::target::device, int>({ufunc::device_set{0}, all}, 60);
+  }
 }
 #endif
 

@@ -29,6 +29,9 @@ struct weighted2 {
     return (p[0] - 2.0 * p[1]) * w + s;
   }
 };
+struct first_plus {
+  UFUNC_HD float operator()(const cuda::std::array<float, 2>& p, float v) const { return p[0] + v; }
+};
 struct first_of1 {
   UFUNC_HD float operator()(const cuda::std::array<float, 1>& p) const { return 3.0f * p[0]; }
 };
@@ -170,13 +173,31 @@ void check_errors() {
   CHECK(test::contains(m1, "core dimension and must have 3 elements"));
   const auto m2 = test::message_of<ufunc::shape_error>([&] { (void)dist(ufunc::vec<3>(y), ufunc::vec<3>(s0)); });
   CHECK(test::contains(m2, "input 1, ufunc::vec<3>, is 0-d"));
-  // Loop shapes (4) and (5) do not broadcast.
-  CHECK(!test::message_of<ufunc::shape_error>([&] { (void)dist(ufunc::vec<3>(y), ufunc::vec<3>(z)); }).empty());
-  CHECK(!test::message_of<ufunc::shape_error>([&] { (void)dist.lazy(ufunc::vec<3>(x), ufunc::vec<3>(y)); }).empty());
+  // Loop shapes (4) and (5) do not broadcast: the message names the shapes as
+  // given and the core dimension, not the component views the call splits them into.
+  const auto m4 = test::message_of<ufunc::shape_error>([&] { (void)dist(ufunc::vec<3>(y), ufunc::vec<3>(z)); });
+  CHECK(test::contains(m4, "cannot broadcast (4,3) with (5,3): without the core dimensions (input 0: ufunc::vec<3>, "
+                           "its last axis of 3; input 1: ufunc::vec<3>, its last axis of 3), the loop shapes (4,) "
+                           "with (5,) do not broadcast"));
+  CHECK(!test::contains(m4, "(4,) with (4,)"));
+  CHECK(test::contains(test::message_of<ufunc::shape_error>([&] { (void)dist.lazy(ufunc::vec<3>(x), ufunc::vec<3>(y)); }),
+                       "input 0, ufunc::vec<3>, has shape (4,2)"));
+  const auto m5 = test::message_of<ufunc::shape_error>([&] { (void)dist.lazy(ufunc::vec<3>(z), ufunc::vec<3>(y)); });
+  CHECK(test::contains(m5, "cannot broadcast (5,3) with (4,3)"));
   const auto r = ufunc::map_reduce(gauss_term{}, ufunc::plus{});
   const ufunc::array<float, Tg> b(ufunc::shape{4});
   const auto m3 = test::message_of<ufunc::shape_error>([&] { (void)r(ufunc::vec<3>(y), ufunc::vec<3>(x), b); });
   CHECK(test::contains(m3, "map_reduce: input 1, ufunc::vec<3>, has shape (4,2)"));
+  // A plain input among vec inputs: named as given too, with the vec input's core dimension.
+  const ufunc::array<float, Tg> b25(ufunc::shape{2, 5});
+  const auto m6 = test::message_of<ufunc::shape_error>([&] { (void)r(ufunc::vec<3>(y), ufunc::vec<3>(y), b25); });
+  CHECK(test::contains(m6, "map_reduce: cannot broadcast (4,3) with (4,3) with (2,5): without the core dimensions"));
+  CHECK(test::contains(m6, "the loop shapes (4,) with (4,) with (2,5) do not broadcast"));
+  const ufunc::array<float, Tg> w2(ufunc::shape{6, 2});
+  const auto m7 = test::message_of<ufunc::shape_error>(
+      [&] { (void)ufunc::vectorize<Tg>(first_plus{})(ufunc::vec<2>(w2), y); });
+  CHECK(test::contains(m7, "cannot broadcast (6,2) with (4,3): without the core dimensions (input 0: ufunc::vec<2>, "
+                           "its last axis of 2), the loop shapes (6,) with (4,3) do not broadcast"));
 }
 
 /// A custom operator with no identity (the larger value).

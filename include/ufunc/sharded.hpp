@@ -741,12 +741,18 @@ struct sharded_ops {
   }
 
   /// r(args...) with sharded inputs: each shard reduced on its device; partials
-  /// across axis 0 combined (combine_partials).
+  /// across axis 0 combined (combine_partials). The result is the unsharded
+  /// call's: an empty reduced range gives the identity or the initial value
+  /// (value_error without one, even for an empty result, checked before any
+  /// work); a reduced range only empty on some shards (0-row shards) leaves
+  /// those out; a mean sums in its accumulator type and divides once by the
+  /// global count.
   template <class R, class... Args>
   static auto reduce(const R& r, Args&&... args) {
     using parts = reducer_parts<R>;
-    static_assert(std::is_same_v<typename parts::kind, plain_kind>,
-                  "ufunc: mean, argmin and argmax of sharded arrays are not supported (a mean is sum(x) / x.size())");
+    constexpr bool is_mean = std::is_same_v<typename parts::kind, mean_kind>;
+    static_assert(std::is_same_v<typename parts::kind, plain_kind> || is_mean,
+                  "ufunc: argmin and argmax of sharded arrays are not supported");
     (check_sharded_arg<Args>(), ...);
     static_assert(!(is_out<bare_t<Args>>::value || ...),
                   "ufunc: a reduction of sharded arrays takes no out(...): it returns a value, a sharded array or an "
@@ -760,12 +766,26 @@ struct sharded_ops {
     const std::vector<int>& ids = p.devices.ids();
     std::vector<int> all_axes;
     for (int d = 0; d < p.rank; ++d) all_axes.push_back(d);
-    auto prep = std::make_tuple(prepare_arg(args, ids)...);
+    // The global reduced count and kept count (the unsharded call's g.R, g.K) and
+    // the result's shape.
+    index_t red_count = 1, kept_count = 1;
+    std::vector<index_t> result_dims;
+    for (int d = 0; d < p.rank; ++d) {
+      if (mask[static_cast<std::size_t>(d)]) {
+        red_count *= p.bshape[d];
+        if (o.keepdims) result_dims.push_back(1);
+      } else {
+        kept_count *= p.bshape[d];
+        result_dims.push_back(p.bshape[d]);
+      }
+    }
+    // Partials after the first: no initial value (it applies once). A mean's
+    // partials: sums in its accumulator type (Res below), divided at the end.
     const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init, plain_kind> rest(
         r.map_fn(), r.op_fn(), no_init{}, r.name());
     // A whole reduction reduces every shard into a 0-d array on its device (no
     // host round trip per device), combined below.
-    auto run_shard = [&](const auto& red, int i, stream_ref st) {
+    auto shard_call = [&](const auto& red, auto& prepared, int i, stream_ref st) {
       return std::apply(
           [&](auto&... q) {
             if constexpr (scalar)
@@ -773,10 +793,22 @@ struct sharded_ops {
             else
               return red(pick_arg(q, i)..., st);
           },
-          prep);
+          prepared);
     };
-    using Arr = decltype(run_shard(r, 0, stream_ref()));
+    using Prep = decltype(std::make_tuple(prepare_arg(args, ids)...));
+    using Arr = decltype(shard_call(r, std::declval<Prep&>(), 0, stream_ref()));
     using Res = typename Arr::value_type;
+    // As run() in reduce.hpp (plain and mean kinds accumulate in Res).
+    using UsedOp = std::conditional_t<is_mean, plus, typename parts::op>;
+    using Init = typename parts::init;
+    constexpr bool has_init = !std::is_same_v<Init, no_init> &&
+                              (!std::is_same_v<Init, default_init> || has_identity<UsedOp, Res>::value);
+    if (red_count == 0 && !has_init)  // the unsharded call's check and message, on the global shape
+      throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
+                        axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
+    // Only now (every check made) plain operands are replicated to the devices.
+    Prep prep = std::make_tuple(prepare_arg(args, ids)...);
+    auto run_shard = [&](const auto& red, int i, stream_ref st) { return shard_call(red, prep, i, st); };
     // The result across axis 0: on the first device, as a host value (a whole
     // reduction) or a sharded_array of one shard there.
     auto across = [&](Arr&& x) {
@@ -794,23 +826,50 @@ struct sharded_ops {
         auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) { return run_shard(r, i, st); });
         return sharded_array<Res, Target>::from_shards(p.devices, std::move(res));
       }
+      if (kept_count == 0) {  // an empty result (the reduced range is not): nothing to compute
+        auto res = for_each_shard<Target>(std::vector<int>{ids[0]},
+                                          [&](int, stream_ref st) { return Arr(shape(result_dims), st); });
+        return across(std::move(res[0]));
+      }
     }
-    std::vector<int> live;
-    for (std::size_t i = 0; i < p.rows.size(); ++i)
-      if (p.rows[i] > 0) live.push_back(static_cast<int>(i));
-    if (live.empty()) {  // no rows anywhere: as one device would (the identity, or value_error)
+    if (red_count == 0) {  // no element anywhere: shard 0 gives the identity or initial value (a mean's NaN)
       auto res = for_each_shard<Target>(std::vector<int>{ids[0]}, [&](int, stream_ref st) { return run_shard(r, 0, st); });
       return across(std::move(res[0]));
     }
-    // The initial value (reduce(op, init)) applies once: on the first shard with rows.
+    // Every shard with rows has a non-empty reduced range (red_count > 0).
+    std::vector<int> live;
+    for (std::size_t i = 0; i < p.rows.size(); ++i)
+      if (p.rows[i] > 0) live.push_back(static_cast<int>(i));
+    const reducer<Res, typename parts::map, plus, default_init, plain_kind> mean_sum(r.map_fn(), plus{}, default_init{},
+                                                                                    r.name());
     auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
       if (p.rows[static_cast<std::size_t>(i)] == 0) return Arr();
-      return i == live[0] ? run_shard(r, i, st) : run_shard(rest, i, st);
+      if constexpr (is_mean) return run_shard(mean_sum, i, st);
+      else return i == live[0] ? run_shard(r, i, st) : run_shard(rest, i, st);  // the initial value once
     }, false);
     try {
-      Arr out = combine_partials<Target, typename parts::op, Res>(partial, live, ids, r.op_fn(), r.name());
+      const UsedOp used_op = [&] {
+        if constexpr (is_mean) return plus{};
+        else return r.op_fn();
+      }();
+      Arr out = combine_partials<Target, UsedOp, Res>(partial, live, ids, used_op, r.name());
       release_on<Target>(partial, ids);
-      return across(std::move(out));
+      if constexpr (is_mean) {  // the division once, by the global count (as finish_mean on one device)
+        using fin_t = finish_fn<finish_mean<Res>>;
+        const fin_t fin{finish_mean<Res>{red_count}};
+        if constexpr (scalar) {
+          device_guard<Target> g(ids[0]);
+          return fin(out.to_host()[0]);
+        } else {
+          const stream_ref s0 = shard_stream<Target>(ids[0]);
+          device_guard<Target> g(ids[0]);
+          vectorized<Target, fin_t>(fin, r.name())(out, ufunc::out(out), s0);
+          s0.synchronize();
+          return across(std::move(out));
+        }
+      } else {
+        return across(std::move(out));
+      }
     } catch (...) {
       try {
         drain<Target>(ids);

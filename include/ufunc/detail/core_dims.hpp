@@ -20,6 +20,7 @@
 
 #include "../array_view.hpp"
 #include "../error.hpp"
+#include "../shape.hpp"
 #include "../vec.hpp"
 #include "arg_traits.hpp"
 #include "operand.hpp"  // UFUNC_EXEC_CHECK_DISABLE
@@ -134,17 +135,73 @@ auto split_args(const char* name, Tup&& args, std::index_sequence<I...>, std::in
                         std::forward_as_tuple(std::get<nin + J>(std::forward<Tup>(args))...));
 }
 
+/// Whether A has a shape() (arrays, views, pinned arrays, lazy expressions).
+template <class A, class = void>
+struct has_shape_fn : std::false_type {};
+template <class A>
+struct has_shape_fn<A, std::void_t<decltype(std::declval<const A&>().shape())>> : std::true_type {};
+
+/// Input i's shape as the user gave it and its loop shape (a vec input's
+/// without its last axis); false for a scalar.
+template <class A>
+bool user_and_loop_shape(const A& a, shape& user, shape& loop) {
+  using B = bare_t<A>;
+  if constexpr (core_of<B>::value > 0) {
+    user = a.view.shape();
+    loop = shape(user.begin(), user.end() - 1);  // (split_vec checked rank >= 1)
+    return true;
+  } else if constexpr (arg_traits<B>::is_vector) {
+    user = loop = shape(static_cast<index_t>(a.size()));
+    return true;
+  } else if constexpr (has_shape_fn<B>::value) {
+    user = loop = a.shape();
+    return true;
+  } else {
+    return false;
+  }
+}
+
+/// Checks that the loop shapes of the first NIN inputs broadcast; otherwise a
+/// shape_error naming the shapes the user gave and each vec input's core
+/// dimension (the split call would name its component views instead).
+template <class Tup, std::size_t... I>
+void check_loop_broadcast(const char* name, const Tup& args, std::index_sequence<I...>) {
+  shape acc, user, loop;
+  bool ok = true;
+  auto add = [&](const auto& a) {
+    if (user_and_loop_shape(a, user, loop)) ok = ok && broadcast_into(acc, loop);
+  };
+  (add(std::get<I>(args)), ...);
+  if (ok) return;
+  std::string users, loops, cores;
+  auto describe = [&](std::size_t i, const auto& a) {
+    using B = bare_t<decltype(a)>;
+    if (!user_and_loop_shape(a, user, loop)) return;
+    users += (users.empty() ? "" : " with ") + user.str();
+    loops += (loops.empty() ? "" : " with ") + loop.str();
+    if constexpr (core_of<B>::value > 0)
+      cores += (cores.empty() ? "input " : "; input ") + std::to_string(i) + ": ufunc::vec<" +
+               std::to_string(core_of<B>::value) + ">, its last axis of " + std::to_string(core_of<B>::value);
+  };
+  (describe(I, std::get<I>(args)), ...);
+  throw shape_error(std::string(name) + ": cannot broadcast " + users + ": without the core dimensions (" + cores +
+                    "), the loop shapes " + loops + " do not broadcast");
+}
+
 /// Runs `call(g, split...)`: `g` is `f` wrapped for the core dimensions of the
 /// first NIN arguments of `args` (a tuple of references: inputs, then
 /// controls), and `split` those arguments with every vec input split into its
 /// components (controls passed on unchanged). Throws shape_error naming `name`
-/// for a vec input whose last axis is not its core dimension.
+/// for a vec input whose last axis is not its core dimension, and for loop
+/// shapes that do not broadcast (naming the inputs' own shapes).
 template <std::size_t NIN, class F, class Tup, class Call>
 decltype(auto) with_core_dims(const char* name, const F& f, Tup&& args, Call&& call) {
   using T = bare_t<Tup>;
   using G = typename core_fn_for<F, T, std::make_index_sequence<NIN>>::type;
+  // The core dimensions first (split_args), then the loop shapes, as the user gave them.
   auto split = split_args(name, std::forward<Tup>(args), std::make_index_sequence<NIN>{},
                           std::make_index_sequence<std::tuple_size_v<T> - NIN>{});
+  check_loop_broadcast(name, args, std::make_index_sequence<NIN>{});
   return std::apply([&](auto&&... a) -> decltype(auto) { return call(G{f}, std::forward<decltype(a)>(a)...); },
                     std::move(split));
 }
