@@ -14,13 +14,13 @@
 // unchanged: the wide value is narrowed before the job's `fin` and `init` apply.
 //
 // Cost: a conversion and a double add per element at most (FP64 runs at half the
-// FP32 rate on the H100/H200, far above what memory delivers), and fewer where
-// the values of one load belong to one result: the whole-array path adds packs
-// of 32 bytes (8 floats, 16 halves) by a fixed tree in the narrow accumulator,
-// the row kernels each 16-byte slot's values in order (V - 1 roundings), then
-// widen once; the column kernel loads narrow values (its loads in flight keep a
-// narrow sum's registers) and widens each as it is folded. So an element passes
-// through at most 3 (packs of 8 floats) to 7 (slots of 8 halves) narrow roundings.
+// FP32 rate on the H100/H200, far above what memory delivers), and far fewer
+// where the engine's loads allow: the whole-array path adds packs of 32 bytes (8
+// floats, 16 halves) by a fixed tree in the narrow accumulator, the row kernels a
+// round of 16-byte slots (U slots of V values, in order), the column kernel a
+// round of U rows of each output, then widen once. So an element passes through
+// at most U x V - 1 narrow roundings (15 for floats, 31 for halves in rows of the
+// block kernel) before the wide accumulator takes it.
 
 #pragma once
 
@@ -150,12 +150,14 @@ struct is_wide_source<wide_source<Src>> : std::true_type {};
 /// a widened sum the inner (narrow) ones, widened as they are folded.
 template <class Src>
 struct column_load {
+  static constexpr bool wide = false;
   using type = typename Src::acc_type;
   static UFUNC_HD const Src& of(const Src& s) { return s; }
   static UFUNC_HD const type& widen(const type& v) { return v; }
 };
 template <class Src>
 struct column_load<wide_source<Src>> {
+  static constexpr bool wide = true;
   using type = typename Src::acc_type;
   static UFUNC_HD const Src& of(const wide_source<Src>& s) { return s.inner; }
   static UFUNC_HD auto widen(const type& v) { return wide_source<Src>::ws::widen(v); }

@@ -63,8 +63,9 @@ __global__ void __launch_bounds__(BLOCK)
   Acc* mine = sh + (ty * bx + tx) * V;
   if (o < K && ty < ny) {
     const index_t a = r0 + ty * run, e = (a + run < r0 + n ? a + run : r0 + n);
-    // A widened sum (wide_sum.hpp) loads the narrow values and widens each as
-    // it is folded: the loads in flight keep the registers of a narrow sum.
+    // A widened sum (wide_sum.hpp) loads the narrow values, adds each round's in
+    // the narrow type and widens the round's sum: the loads in flight keep the
+    // registers of a narrow sum, and a double add is paid once a round.
     using L = typename column_load<Src>::type;
     const auto& ls = column_load<Src>::of(src);
     const auto b = ls.base(o);
@@ -86,10 +87,21 @@ __global__ void __launch_bounds__(BLOCK)
       L v[U][V];
 #pragma unroll
       for (int u = 0; u < U; ++u) load(r + u, v[u]);
+      if constexpr (column_load<Src>::wide) {
+        // A round's U rows added in the narrow type (U - 1 roundings), widened once.
 #pragma unroll
-      for (int u = 0; u < U; ++u)
+        for (int j = 0; j < V; ++j) {
+          L t = v[0][j];
 #pragma unroll
-        for (int j = 0; j < V; ++j) acc[j] = combine_in_order(op, acc[j], column_load<Src>::widen(v[u][j]));
+          for (int u = 1; u < U; ++u) t = static_cast<L>(t + v[u][j]);
+          acc[j] = op(acc[j], column_load<Src>::widen(t));
+        }
+      } else {
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+          for (int j = 0; j < V; ++j) acc[j] = combine_in_order(op, acc[j], column_load<Src>::widen(v[u][j]));
+      }
     }
     for (; r < e; ++r) {
       L v[V];

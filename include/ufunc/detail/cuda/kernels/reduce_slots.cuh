@@ -39,18 +39,36 @@ __device__ __forceinline__ void fold_slots(const Src& src, const B& b, const Op&
         else
           src.template at_vec_fold<V>(b, r0 + (q + u * step) * V, v[u]);
       }
+    if constexpr (V > 1 && is_wide_source<Src>::value) {
+      // A widened sum: the round's full slots added in the narrow type, in
+      // order (at most U V - 1 roundings), widened once; a partial slot as below.
+      using N = decltype(src.inner.lift_fold(v[0][0], r0));
+      N t{};
+      bool any = false;
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const index_t qu = q + u * step;
-      if (qu < nfull) {
-        if constexpr (V > 1 && is_wide_source<Src>::value) {
-          // A widened sum: the slot's V values added in the narrow type (V - 1
-          // roundings), widened once.
-          auto t = src.inner.lift_fold(v[u][0], r0 + qu * V);
+      for (int u = 0; u < U; ++u) {
+        const index_t qu = q + u * step;
+        if (qu < nfull) {
 #pragma unroll
-          for (int j = 1; j < V; ++j) t = static_cast<decltype(t)>(t + src.inner.lift_fold(v[u][j], r0 + qu * V + j));
-          add(Src::ws::widen(t));
-        } else {
+          for (int j = 0; j < V; ++j) {
+            const N x = src.inner.lift_fold(v[u][j], r0 + qu * V + j);
+            t = any ? static_cast<N>(t + x) : x;
+            any = true;
+          }
+        }
+      }
+      if (any) add(Src::ws::widen(t));
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const index_t qu = q + u * step;
+        if (qu >= nfull && qu < nslots)
+          for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at(b, e));
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const index_t qu = q + u * step;
+        if (qu < nfull) {
 #pragma unroll
           for (int j = 0; j < V; ++j) {
             if constexpr (V == 1)
@@ -58,9 +76,9 @@ __device__ __forceinline__ void fold_slots(const Src& src, const B& b, const Op&
             else
               add(src.lift_fold(v[u][j], r0 + qu * V + j));
           }
+        } else if (qu < nslots) {
+          for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at(b, e));
         }
-      } else if (qu < nslots) {
-        for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at(b, e));
       }
     }
   }
