@@ -107,6 +107,11 @@ def is_float(dt):
     return np.issubdtype(dt, np.floating)
 
 
+def blob_init(c):
+    """The initial value of a sharded reduce(op, init) case (read by check_file)."""
+    return c["_init"][()]
+
+
 def numpy_expected(c, blob, ins):
     """NumPy's result for case c: an ndarray (or ('out', base)); raises NumPy's error."""
     cat, op = c["cat"], c["op"]
@@ -189,6 +194,25 @@ def numpy_expected(c, blob, ins):
             f(t, axis=c["axis"], keepdims=True, out=ov, **kw)
             return ("outview", np.copy(ov, order="C"), obase)
         return np.asarray(f(t, axis=c["axis"], **kw))
+    if cat == "sharded":  # the sharded array's data is x[0] (its split is ufunc's business only)
+        form = c["form"]
+        kw = {} if form == 0 else {"keepdims": True} if form == 3 else {"axis": tuple(c["axes"]),
+                                                                          "keepdims": form == 2}
+        if form == 0 or form == 3:
+            kw["axis"] = None
+        a = x[0]
+        if op == "map_reduce_square":
+            return np.asarray(np.sum(np.multiply(a, a), **kw))
+        if op == "lazy_sum":
+            return np.asarray(np.sum(np.add(a, a), **kw))
+        if op == "reduce_plus_init":
+            return np.asarray(np.sum(a, initial=blob_init(c), **kw))
+        if op in ("reduce_larger", "reduce_larger_init"):
+            if op == "reduce_larger_init":
+                kw["initial"] = blob_init(c)
+            return np.asarray(np.maximum.reduce(a, **kw))
+        f = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "mean": np.mean}[op]
+        return np.asarray(f(a, **kw))
     raise RuntimeError("check.py: unknown category " + cat)
 
 
@@ -254,7 +278,8 @@ def float_reduction(c):
     """Cases whose float result depends on the order of a reduction."""
     if not is_float(np.dtype(c.get("dtype", "int8"))):
         return False
-    return ((c["cat"] == "reduce" and c["op"] in ("sum", "prod", "mean"))
+    return ((c["cat"] in ("reduce", "sharded") and c["op"] in ("sum", "prod", "mean", "map_reduce_square",
+                                                              "reduce_plus_init", "lazy_sum"))
             or (c["cat"] == "methods" and c["method"] != "outer" and c["op"] != "maximum")
             or c["cat"] == "matmul" or (c["cat"] == "lazy" and c["form"] == 3))
 
@@ -293,6 +318,34 @@ def tolerance(c, ins, want):
         b = (math.ceil(math.log2(max(n, 2))) + 2) * eps * np.sum(np.abs(x[0]), axis=axes, keepdims=keep)
         if op == "mean":
             m = np.mean(x[0], axis=axes, keepdims=keep)  # NaN for an empty input
+            return m, b / max(n, 1) + eps * np.abs(m)
+        return ref, b
+    if cat == "sharded":
+        # The unsharded bound plus one rounding per shard: each shard's tree sum
+        # (or product), then the partials combined in shard order.
+        if op in ("min", "max", "reduce_larger", "reduce_larger_init"):
+            return None
+        form = c["form"]
+        axes = None if form in (0, 3) else tuple(c["axes"])
+        keep = form in (2, 3)
+        shards = len(c["shards"])
+        a = x[0]
+        if op == "map_reduce_square":  # the terms as the map rounds them
+            a = np.multiply(ins[0][1], ins[0][1]).astype(np.float64)
+        elif op == "lazy_sum":
+            a = np.add(ins[0][1], ins[0][1]).astype(np.float64)
+        n = a.size // max(want.size, 1) if want.size else 0
+        if op == "prod":
+            ref = np.prod(a, axis=axes, keepdims=keep)
+            return ref, (n + 2 + shards) * eps * np.abs(ref)
+        ref = np.sum(a, axis=axes, keepdims=keep)
+        scale = np.sum(np.abs(a), axis=axes, keepdims=keep)
+        if op == "reduce_plus_init":
+            init = float(blob_init(c))
+            ref, scale, n = ref + init, scale + abs(init), n + 1
+        b = (math.ceil(math.log2(max(n, 2))) + 2 + shards) * eps * scale
+        if op == "mean":
+            m = np.mean(a, axis=axes, keepdims=keep)  # NaN for an empty input
             return m, b / max(n, 1) + eps * np.abs(m)
         return ref, b
     if cat == "methods":
@@ -372,6 +425,8 @@ def check_file(prefix, gen):
     with open(prefix + ".jsonl") as f:
         for line in f:
             c = json.loads(line)
+            if "init" in c:
+                c["_init"] = blob.arr(c["init"])
             key = c["cat"]
             counts[key] = counts.get(key, 0) + 1
             ins = [operand(blob, s) for s in c.get("inputs", [])]
@@ -434,9 +489,11 @@ def reproducer(c, ins, got, got_err, want, want_err, problem, prefix, gen):
             i, v.dtype, v.shape, tuple(base.shape),
             "".join(".sliced(%d, %d, %d, %d)" % tuple(s) for s in spec["slices"]),
             ".permuted(%s)" % spec["perm"] if spec["perm"] is not None else "", fmt_small(v)))
-    for k in ("axes", "axis", "form", "method", "keepdims", "chain"):
+    for k in ("axes", "axis", "form", "method", "keepdims", "chain", "devices", "shards"):
         if k in c:
             lines.append("  %s: %s" % (k, c[k]))
+    if "_init" in c:
+        lines.append("  init: %r" % (c["_init"][()],))
     lines.append("  ufunc: " + ("%s: %s" % (got_err["type"], got_err["what"]) if got_err else
                                 "%s %s %s" % (got.dtype, got.shape, fmt_small(got))))
     lines.append("  numpy: " + ("%s: %s" % (type(want_err).__name__, want_err) if want_err is not None else

@@ -20,6 +20,7 @@ void category_sliced(rng_t&, writer&, record&);
 void category_sliced_extreme(rng_t&, writer&, record&);
 void category_lazy(rng_t&, writer&, record&);
 void category_pairwise(rng_t&, writer&, record&);
+void category_sharded(rng_t&, writer&, record&);
 }  // namespace oracle
 
 int main(int argc, char** argv) {
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
       {"methods", category_methods},   {"matmul", category_matmul},
       {"transpose", category_transpose}, {"sliced", category_sliced},
       {"sliced_extreme", category_sliced_extreme}, {"lazy", category_lazy},
-      {"pairwise", category_pairwise}};
+      {"pairwise", category_pairwise}, {"sharded", category_sharded}};
   std::string cat, out;
   unsigned long long seed = 1;
   long long cases = 100, first = 0;
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
   }
   const auto it = cats.find(cat);
   if (it == cats.end() || out.empty()) {
-    std::cerr << "usage: ufunc_oracle_gen --category {binary|reduce|methods|matmul|transpose|sliced|sliced_extreme|lazy|pairwise|list}"
+    std::cerr << "usage: ufunc_oracle_gen --category {binary|reduce|methods|matmul|transpose|sliced|sliced_extreme|lazy|pairwise|sharded|list}"
                  " --seed S --cases N [--first I] --out PREFIX\n";
     return 2;
   }
