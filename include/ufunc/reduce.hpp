@@ -355,7 +355,8 @@ class reducer {
     // then adds about one more.
     constexpr bool compensate = std::is_same_v<UsedOp, plus> && std::is_floating_point_v<Acc> && !is_arg;
     std::vector<array<Acc, Target>> comp;  // zero or one
-    if (compensate && p.partial) comp.push_back(ufunc::full<Acc, Target>(g.result, Acc(0), o.stream));
+    if constexpr (compensate)
+      if (p.partial) comp.push_back(ufunc::full<Acc, Target>(g.result, Acc(0), o.stream));
     // The fold of partials runs on the chunks' streams, one after the other.
     struct event_holder {
       cudaEvent_t e = nullptr;
@@ -415,11 +416,13 @@ class reducer {
       }
       UFUNC_CUDA_CHECK(cudaEventRecord(folded.e, st.get()));
     });
-    if (!comp.empty()) {
-      const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
-      run_elementwise<Target, Acc>(add_fn{}, rshape, cuda::std::make_tuple(r.data()),
-                                   cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{comp[0].data()}),
-                                   std::array<operand_layout, 3>{rl, rl, rl}, o.stream);
+    if constexpr (compensate) {
+      if (!comp.empty()) {
+        const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
+        run_elementwise<Target, Acc>(add_fn{}, rshape, cuda::std::make_tuple(r.data()),
+                                     cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{comp[0].data()}),
+                                     std::array<operand_layout, 3>{rl, rl, rl}, o.stream);
+      }
     }
     // The finalisation (a mean's division by the reduced count, argmin/argmax's
     // index), once.
