@@ -12,7 +12,10 @@
 # --quick (CI, no GPU): the host backend, small sizes; checks every result,
 #   asserts nothing about speed. BUILD names the build folder (default
 #   build-bench-cuda / build-bench-host; CI passes its host build folder).
-# STEPS picks parts (default: build sweep peers programs plot), e.g. two calls
+# Both modes also run bench_host (the host backend against a serial loop and the
+#   read bandwidth; host.csv) and bench/peers/host_peers.py (NumPy, numexpr, Numba
+#   on the host; host_peers.csv): on the GPU machine that measures its 16 cores.
+# STEPS picks parts (default: build sweep host peers programs plot), e.g. two calls
 #   `STEPS="build sweep" scripts/bench_all.sh out` then
 #   `STEPS="peers programs plot" scripts/bench_all.sh out` where one call has a time limit.
 set -uo pipefail
@@ -26,7 +29,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 export BENCH_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo -dirty)
 JOBS=${JOBS:-$(nproc)}
 t0=$SECONDS
-STEPS=" ${STEPS:-build sweep peers programs plot} "
+STEPS=" ${STEPS:-build sweep host peers programs plot} "
 want() { [[ "$STEPS" == *" $1 "* ]]; }
 status=0
 say() { printf '== [%3d s] %s\n' $((SECONDS - t0)) "$*"; }
@@ -47,8 +50,8 @@ doctest_opt=()
 [ -f .deps/doctest/doctest/doctest.h ] && doctest_opt=(-DUFUNC_DOCTEST_INCLUDE_DIR="$PWD/.deps/doctest")
 cmake -S . -B "$BUILD" -G Ninja -DUFUNC_BACKEND=$backend -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_BUILD_TYPE=Release \
   -DUFUNC_BUILD_BENCH=ON "${doctest_opt[@]}" > "$OUTDIR/configure.log" 2>&1 || { cat "$OUTDIR/configure.log"; exit 1; }
-say "build bench_sweep $programs ($JOBS jobs)"
-targets=(--target bench_sweep)
+say "build bench_sweep bench_host $programs ($JOBS jobs)"
+targets=(--target bench_sweep --target bench_host)
 for p in $programs; do targets+=(--target "$p"); done
 cmake --build "$BUILD" -j "$JOBS" "${targets[@]}" > "$OUTDIR/build.log" 2>&1 ||
   { grep -E "error" -A3 "$OUTDIR/build.log" | head -40; exit 1; }
@@ -61,6 +64,14 @@ say "bench_sweep ${quick_flag[*]}"
 "$BUILD/bench/bench_sweep" "${quick_flag[@]}" --csv "$OUTDIR/sweep.csv" 2> "$OUTDIR/sweep_progress.log" | tee "$OUTDIR/sweep.log"
 rc=${PIPESTATUS[0]}
 [ $rc = 0 ] || { echo "bench_sweep failed (exit $rc):"; grep -A3 "CHECK FAILED" "$OUTDIR/sweep_progress.log" | head -20; status=1; }
+fi
+
+if want host; then
+say "bench_host ${quick_flag[*]}"
+"$BUILD/bench/bench_host" "${quick_flag[@]}" --csv "$OUTDIR/host.csv" | tee "$OUTDIR/host.log"
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "bench_host failed"; status=1; }
+python3 bench/peers/host_peers.py "${quick_flag[@]}" --csv "$OUTDIR/host_peers.csv" | tee "$OUTDIR/host_peers.log"
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "host_peers.py failed"; status=1; }
 fi
 
 # the peers need the device's limits for their ratio column (from the sweep's first line)

@@ -26,3 +26,4 @@
 #include "transpose.hpp"
 #include "sharded_array.hpp"
 #include "sharded.hpp"
+#include "math.hpp"

@@ -1,75 +1,259 @@
-// The one place the host backend starts OpenMP threads: body(i) for i in [0, n)
-// as an `omp parallel for` (static schedule: callers cut their work into chunks
-// sized for balance). A plain pragma rather than Thrust's OMP system: the same
-// loop, without parsing Thrust's OMP headers in every translation unit (about
-// 10% of a call site's nvcc time). Exceptions thrown by a body (a user function,
-// a UFUNC_DEBUG bounds error) cannot leave an OpenMP region: each is caught, the
-// one from the lowest item is kept and rethrown on the caller's thread.
+// The one place the host backend runs work on several threads: body(i) for i in
+// [0, n), on a pool of worker threads and the calling thread together.
+//
+// Why not `omp parallel for`: a parallel region ends at a barrier that waits for
+// every member of the team, so on a busy machine (CI runners, developer
+// machines with builds beside) one member the OS has not scheduled yet costs
+// the caller a whole time slice: 8 ms for a 2^16-element sum that a serial
+// loop does in 46 us (issue 37). Here the caller never waits for a thread to
+// arrive, only for items that a running thread has claimed: items are claimed
+// one at a time from a shared counter (item 0 by the caller, before the workers
+// are woken), so a worker that wakes late finds nothing left and a caller alone
+// runs every item itself, as a serial loop would. Results do not depend on which
+// thread runs an item (callers write per-item results and combine them in item
+// order), so they stay independent of the thread count and of the timing.
+//
+// The thread count is OpenMP's: omp_get_max_threads() of the calling thread
+// (OMP_NUM_THREADS, omp_set_num_threads). One call at a time uses the pool; a
+// call that finds it busy (another thread's call, or a call made from inside an
+// item, nested) runs its items on its own thread, in order, instead of waiting.
+//
+// Exceptions thrown by a body (a user function, a UFUNC_DEBUG bounds error) are
+// caught; the one from the lowest item is rethrown on the caller's thread.
 #pragma once
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <thread>
 
 #include "../../config.hpp"
 
 namespace ufunc::detail::host {
 
-/// Calls body(i) for every i in [0, n) on the OpenMP threads; n <= 1 runs on the
-/// caller's thread. If bodies throw, the exception of the lowest throwing i is
-/// rethrown here, whatever the thread count or timing: what a serial loop would
-/// throw when each body works through its item in order. Items below it all run;
-/// items above it that have not started are skipped. The team has at most n
-/// threads (idle members would still wait at the region's barrier, which costs
-/// most when the cores are oversubscribed) and at most `max_threads` when that is
-/// positive.
-template <class Body>
-void parallel_n(index_t n, const Body& body, int max_threads = 0) {
-  if (n <= 0) return;
-  if (n == 1) {
-    body(index_t(0));
-    return;
-  }
-  std::atomic<index_t> failed{n};  // lowest item that threw so far (n: none)
+/// One parallel_n call's shared state. Workers hold it by shared_ptr, so a late
+/// worker may still look at it after the call returned; the body itself is only
+/// reached through a claimed item (< n), and the caller returns only once every
+/// claimed item is done.
+struct pool_job {
+  index_t n = 0;
+  int team = 1;  // threads that may take items: the caller (slot 0) and workers 1..team-1
+  void (*run)(const void* body, index_t i, int slot) = nullptr;
+  const void* body = nullptr;
+  std::atomic<index_t> next{1};  // item 0 is the caller's
+  std::atomic<index_t> done{0};  // items finished (run or skipped)
+  std::atomic<index_t> failed{0};  // lowest item that threw so far (n: none)
   std::exception_ptr error;
   std::mutex error_mutex;
-  int team = omp_get_max_threads();
-  if (max_threads > 0 && max_threads < team) team = max_threads;
-  if (n < team) team = static_cast<int>(n);
-#pragma omp parallel for schedule(static) num_threads(team)
-  for (index_t i = 0; i < n; ++i) {
-    if (i > failed.load(std::memory_order_relaxed)) continue;
-    try {
-      body(i);
-    } catch (...) {
-      const std::lock_guard<std::mutex> lock(error_mutex);
-      if (i < failed.load(std::memory_order_relaxed)) {
-        error = std::current_exception();
-        failed.store(i, std::memory_order_relaxed);
+
+  /// Runs item i on this thread (slot), or skips it when a lower item threw.
+  void item(index_t i, int slot) {
+    if (i < failed.load(std::memory_order_relaxed)) {
+      try {
+        run(body, i, slot);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (i < failed.load(std::memory_order_relaxed)) {
+          error = std::current_exception();
+          failed.store(i, std::memory_order_relaxed);
+        }
       }
     }
+    done.fetch_add(1, std::memory_order_acq_rel);
   }
-  if (error) std::rethrow_exception(error);
+  /// Claims and runs items until none is left; returns how many it ran.
+  index_t drain(int slot) {
+    index_t ran = 0;
+    for (index_t i = next.fetch_add(1, std::memory_order_relaxed); i < n; i = next.fetch_add(1, std::memory_order_relaxed))
+      item(i, slot), ++ran;
+    return ran;
+  }
+};
+
+/// True on a thread while it runs an item (a call made there is nested: serial).
+inline bool& in_pool_item() {
+  static thread_local bool inside = false;
+  return inside;
 }
 
-/// Bound of the slot numbers parallel_n_slots hands out from a call made now.
-inline int parallel_slots() { return omp_get_max_threads(); }
-
-/// parallel_n with body(i, slot): slot, in [0, parallel_slots()), is the index of
-/// the thread running item i, so per-thread scratch can be allocated before the
-/// loop, on the calling thread (where running out of memory throws before any
-/// item has run, instead of inside the region after other items wrote results).
-template <class Body>
-void parallel_n_slots(index_t n, const Body& body) {
-  if (n == 1) {  // parallel_n runs it on the caller without a region
-    body(index_t(0), 0);
-    return;
+class thread_pool {
+ public:
+  /// The process's pool (never destroyed: a call from a static destructor, or
+  /// after exit() began, still finds it; its threads sleep until the process ends).
+  static thread_pool& get() {
+    static thread_pool* const p = new thread_pool;
+    return *p;
   }
-  // The region's team has at most omp_get_max_threads() threads (no num_threads
-  // clause); nested inside an active region it has one.
-  parallel_n(n, [&](index_t i) { body(i, omp_get_thread_num()); });
+
+  /// Runs job's items with up to job.team threads; false when the pool is busy
+  /// (nothing ran: the caller runs them itself).
+  bool run(const std::shared_ptr<pool_job>& job) {
+    std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    grow(job->team - 1);
+    const int helpers = std::min(job->team - 1, started_);
+    job->team = helpers + 1;
+    if (helpers > 0) {
+      {
+        const std::lock_guard<std::mutex> lock(job_mutex_);
+        job_ = job;
+      }
+      generation_.fetch_add(1, std::memory_order_seq_cst);
+      if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+        { const std::lock_guard<std::mutex> lock(sleep_mutex_); }
+        wake_.notify_all();
+      }
+    }
+    bool& inside = in_pool_item();
+    inside = true;
+    const auto t0 = std::chrono::steady_clock::now();
+    job->item(0, 0);
+    const index_t mine = 1 + job->drain(0);
+    inside = false;
+    // Every item is claimed; wait for the ones other threads are running.
+    if (job->done.load(std::memory_order_acquire) < job->n) {
+      const auto t1 = std::chrono::steady_clock::now();
+      for (int spin = 0; job->done.load(std::memory_order_acquire) < job->n; ++spin)
+        if (spin > 64) std::this_thread::yield();
+      const auto t2 = std::chrono::steady_clock::now();
+      // Waiting much longer than the caller's own items took: a thread holding
+      // an item was descheduled (a busy machine). Calls run serially for a while.
+      const auto per_item = (t1 - t0) / mine;
+      note_wait(t2 - t1 > std::max<std::chrono::steady_clock::duration>(std::chrono::microseconds(200), 4 * per_item), t2);
+    } else {
+      note_wait(false, t0);
+    }
+    if (helpers > 0) {
+      const std::lock_guard<std::mutex> lock(job_mutex_);
+      job_.reset();
+    }
+    return true;
+  }
+
+  /// Whether calls run serially now (after a stall: see note_wait).
+  bool backing_off() const {
+    const auto until = serial_until_.load(std::memory_order_relaxed);
+    return until != 0 && std::chrono::steady_clock::now().time_since_epoch().count() < until;
+  }
+
+ private:
+  thread_pool() = default;
+
+  /// After a call whose caller waited on a descheduled thread, the next calls
+  /// run serially (on their caller alone) for a back-off period: 50 ms, doubled
+  /// by each stall in a row up to 1 s, back to 50 ms after a call without one.
+  /// On a busy machine the calls then cost what a serial loop costs, plus one
+  /// stall per period; on an idle one stalls do not happen. (Under busy_.)
+  void note_wait(bool stalled, std::chrono::steady_clock::time_point now) {
+    if (!stalled) {
+      backoff_ms_ = 50;
+      return;
+    }
+    const auto until = now + std::chrono::milliseconds(backoff_ms_);
+    serial_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
+    backoff_ms_ = std::min(2 * backoff_ms_, 1000);
+  }
+
+  /// Starts workers up to `want` (under busy_). If the system refuses a thread,
+  /// the pool keeps the ones it has.
+  void grow(int want) {
+    while (started_ < want) {
+      try {
+        std::thread([this, slot = started_ + 1] { work(slot); }).detach();
+      } catch (...) {
+        return;
+      }
+      ++started_;
+    }
+  }
+
+  void work(int slot) {
+    std::uint64_t seen = generation_.load(std::memory_order_acquire);
+    for (;;) {
+      // A short spin for back-to-back calls, then sleep until the next call.
+      for (int spin = 0; spin < 4096 && generation_.load(std::memory_order_acquire) == seen; ++spin) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+      }
+      if (generation_.load(std::memory_order_acquire) == seen) {
+        std::unique_lock<std::mutex> lock(sleep_mutex_);
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        wake_.wait(lock, [&] { return generation_.load(std::memory_order_seq_cst) != seen; });
+        sleepers_.fetch_sub(1, std::memory_order_relaxed);
+      }
+      seen = generation_.load(std::memory_order_acquire);
+      std::shared_ptr<pool_job> job;
+      {
+        const std::lock_guard<std::mutex> lock(job_mutex_);
+        job = job_;
+      }
+      if (!job || slot >= job->team) continue;
+      bool& inside = in_pool_item();
+      inside = true;
+      job->drain(slot);
+      inside = false;
+    }
+  }
+
+  std::mutex busy_;                 // held by the call using the pool
+  int backoff_ms_ = 50;             // the next back-off period (under busy_)
+  std::atomic<std::chrono::steady_clock::rep> serial_until_{0};  // calls serial until then
+  int started_ = 0;                 // detached workers started (slots 1..started_; under busy_)
+  std::mutex job_mutex_;
+  std::shared_ptr<pool_job> job_;   // the current call's job (under job_mutex_)
+  std::atomic<std::uint64_t> generation_{0};  // bumped per call that wakes workers
+  std::atomic<int> sleepers_{0};
+  std::mutex sleep_mutex_;
+  std::condition_variable wake_;
+};
+
+/// Threads a call made now may use: omp_get_max_threads() of this thread, or 1
+/// inside an item (nested calls run serially).
+inline int parallel_slots() { return in_pool_item() ? 1 : std::max(1, omp_get_max_threads()); }
+
+/// Calls body(i, slot) for every i in [0, n): slot, in [0, parallel_slots()),
+/// identifies the thread running item i (0: the caller), so per-thread scratch
+/// can be allocated before the loop, on the calling thread (where running out of
+/// memory throws before any item has run). Items are claimed in increasing
+/// order; the caller runs item 0. If bodies throw, the exception of the lowest
+/// throwing i is rethrown here, whatever the thread count or timing: what a
+/// serial loop would throw when each body works through its item in order.
+/// Items below it all run; items above it that have not started are skipped.
+/// At most `max_threads` threads when positive, and at most n.
+template <class Body>
+void parallel_n_slots(index_t n, const Body& body, int max_threads = 0) {
+  if (n <= 0) return;
+  int team = parallel_slots();
+  if (max_threads > 0 && max_threads < team) team = max_threads;
+  if (n < team) team = static_cast<int>(n);
+  if (team > 1 && !thread_pool::get().backing_off()) {
+    auto job = std::make_shared<pool_job>();
+    job->n = n;
+    job->team = team;
+    job->failed.store(n, std::memory_order_relaxed);
+    job->body = &body;
+    job->run = [](const void* b, index_t i, int slot) { (*static_cast<const Body*>(b))(i, slot); };
+    if (thread_pool::get().run(job)) {
+      if (job->error) std::rethrow_exception(job->error);
+      return;
+    }
+  }
+  // One thread: the items in order on this one (a serial loop; an exception
+  // stops it where a loop would stop).
+  for (index_t i = 0; i < n; ++i) body(i, 0);
+}
+
+/// parallel_n_slots without the slot: body(i) for every i in [0, n).
+template <class Body>
+void parallel_n(index_t n, const Body& body, int max_threads = 0) {
+  parallel_n_slots(n, [&body](index_t i, int) { body(i); }, max_threads);
 }
 
 }  // namespace ufunc::detail::host

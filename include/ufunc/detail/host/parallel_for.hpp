@@ -4,7 +4,6 @@
 // index (what a serial loop would throw, whatever the thread count or timing).
 #pragma once
 
-#include <omp.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -59,7 +58,7 @@ void run_range(const F& f, const index_t* dims, index_t begin, index_t end) {
 template <int R, class F>
 void parallel_for(const F& f, const index_t* dims, index_t n) {
   using tune = parallel_for_tuning;
-  const index_t want = static_cast<index_t>(std::max(1, omp_get_max_threads())) * tune::chunks_per_thread;
+  const index_t want = static_cast<index_t>(parallel_slots()) * tune::chunks_per_thread;
   const index_t chunk = std::clamp<index_t>((n + want - 1) / want, 1, tune::max_chunk);
   const index_t nchunks = (n + chunk - 1) / chunk;
   // Chunks in row-major order, each walked in order: parallel_n rethrows the

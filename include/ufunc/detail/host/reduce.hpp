@@ -51,6 +51,24 @@ Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
   return op(pairwise<Acc>(at, lo, lo + half, op), pairwise<Acc>(at, lo + half, hi, op));
 }
 
+/// Calls fn(at) with at(r) = the reduced element r of the output at base b, as
+/// an accumulator. One array input whose reduced elements are contiguous (and a
+/// map that needs no index) is read through a plain pointer: the pairwise
+/// leaves' eight partial sums then compile to SIMD adds (the general source
+/// computes each element's offset from its plan: a gather the compiler leaves
+/// scalar; a float sum of 2^20 elements ran at 1.8 ms, a serial loop's speed).
+template <class Src, class Fn>
+void with_reader(const Src& src, const typename Src::base_t& b, const Fn& fn) {
+  if constexpr (Src::contiguous_candidate) {
+    if (src.red.ndim == 1 && src.red.strides[0][0] == 1) {
+      const auto* const p = src.first_pointer() + b.off[0];
+      fn([&src, p](index_t r) { return src.lift(src.map(p[r]), r); });
+      return;
+    }
+  }
+  fn([&src, &b](index_t r) { return src.at(b, r); });
+}
+
 /// Rows reduced serially per output in the column path before their partial
 /// joins the cascade below (a float sum's error: about (16 + log2(R / 16)) eps).
 inline constexpr index_t cascade_block = 16;
@@ -64,10 +82,15 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
   using Acc = typename Src::acc_type;
   if (K == 1) {
     const auto b = src.base(0);
-    auto at = [&](index_t r) { return src.at(b, r); };
     const index_t nchunks = (R + chunk - 1) / chunk;
+    if (nchunks == 1) {  // one work item: no partials
+      with_reader(src, b, [&](const auto& at) { out[0] = static_cast<Res>(tail(pairwise<Acc>(at, 0, R, op))); });
+      return;
+    }
     host_temp<Acc> part(nchunks);  // before anything is written to out
-    parallel_n(nchunks, [&](index_t c) { part[c] = pairwise<Acc>(at, c * chunk, std::min(R, (c + 1) * chunk), op); });
+    with_reader(src, b, [&](const auto& at) {
+      parallel_n(nchunks, [&](index_t c) { part[c] = pairwise<Acc>(at, c * chunk, std::min(R, (c + 1) * chunk), op); });
+    });
     out[0] = static_cast<Res>(tail(pairwise<Acc>([&](index_t c) { return part[c]; }, 0, nchunks, op)));
     return;
   }
@@ -76,7 +99,7 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
     parallel_n((K + per - 1) / per, [&](index_t c) {
       for (index_t o = c * per, e = std::min(K, o + per); o < e; ++o) {
         const auto b = src.base(o);
-        out[o] = static_cast<Res>(tail(pairwise<Acc>([&](index_t r) { return src.at(b, r); }, 0, R, op)));
+        with_reader(src, b, [&](const auto& at) { out[o] = static_cast<Res>(tail(pairwise<Acc>(at, 0, R, op))); });
       }
     });
     return;

@@ -1,0 +1,157 @@
+// The host backend against the loops it replaces (issue 37): float32 sum and
+// gaussian_pdf (into out) at 2^10..2^26 elements, ufunc's host target against a
+// plain serial loop and the machine's read bandwidth, measured in the same run:
+// a multi-threaded read of the same bytes (std::threads, eight independent sums
+// each, its best of the repetitions). Repetitions interleave the contenders so
+// that drift and load hit each alike; medians. Every result is checked (the
+// sum against a double loop within the README bound, the pdf against the loop
+// bit for bit). NumPy (and numexpr, Numba where installed) on the same sizes:
+// bench/peers/host_peers.py.
+//   usage: bench_host [--quick] [--csv file]   (quick: up to 2^20, fewer repetitions)
+#include <ufunc/ufunc.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using H = ufunc::target::host;
+using clk = std::chrono::steady_clock;
+
+double us_since(clk::time_point t0) { return std::chrono::duration<double, std::micro>(clk::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// The read-bandwidth reference: `threads` std::threads each summing its slice
+/// with eight independent float accumulators (vectorised by the compiler).
+float read_all(const float* p, std::size_t n, int threads) {
+  std::vector<float> part(static_cast<std::size_t>(threads));
+  auto body = [&](int t) {
+    const std::size_t lo = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
+    const std::size_t hi = n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(threads);
+    float a[8] = {};
+    std::size_t i = lo;
+    for (; i + 8 <= hi; i += 8)
+      for (int k = 0; k < 8; ++k) a[k] += p[i + static_cast<std::size_t>(k)];
+    for (; i < hi; ++i) a[0] += p[i];
+    part[static_cast<std::size_t>(t)] = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+  };
+  std::vector<std::thread> th;
+  for (int t = 1; t < threads; ++t) th.emplace_back(body, t);
+  body(0);
+  for (auto& x : th) x.join();
+  float s = 0;
+  for (float v : part) s += v;
+  return s;
+}
+
+inline float pdf(float x) { return std::exp(-0.5f * x * x) * 0.3989422804f; }
+/// The same with ufunc::math::exp (vectorisable; within 1 ulp of exp).
+inline float pdf_math(float x) { return ufunc::math::exp(-0.5f * x * x) * 0.3989422804f; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  const char* csv_path = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) quick = true;
+    if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
+  }
+  const int threads = ufunc::detail::host::parallel_slots();
+  const int top = quick ? 20 : 26;
+  FILE* csv = csv_path ? std::fopen(csv_path, "w") : nullptr;
+  if (csv) std::fprintf(csv, "workload,n,threads,impl,median_us,gbps_or_melem\n");
+  std::printf("threads %d (omp_get_max_threads), hardware threads %u\n", threads, std::thread::hardware_concurrency());
+  std::printf("%-13s %9s %11s %11s %11s %9s %9s\n", "workload", "n", "ufunc us", "loop us", "read us", "vs loop", "vs read");
+  const auto f_pdf = ufunc::vectorize<H>([](float x) { return pdf(x); }, "gaussian_pdf");
+  const auto f_pdf_math = ufunc::vectorize<H>([](float x) { return pdf_math(x); }, "gaussian_pdf_math");
+  bool ok = true;
+  std::mt19937 rng(12345);
+  for (int e = 10; e <= top; e += 2) {
+    const std::size_t n = std::size_t(1) << e;
+    const int reps = quick ? 7 : (e <= 20 ? 41 : e <= 24 ? 15 : 7);
+    std::vector<float> h(n);
+    std::uniform_real_distribution<float> u(-3.f, 3.f);
+    for (auto& v : h) v = u(rng);
+    const auto x = ufunc::asarray<H>(h, ufunc::shape{static_cast<ufunc::index_t>(n)});
+    auto y = ufunc::empty<float, H>(ufunc::shape{static_cast<ufunc::index_t>(n)});
+    std::vector<float> yl(n);
+    // Checks (outside the timing).
+    double exact = 0, abs_sum = 0;
+    for (float v : h) exact += v, abs_sum += std::fabs(v);
+    const float s = ufunc::sum(x);
+    const double bound = (std::log2(static_cast<double>(n)) + 32) * 5.96e-8 * abs_sum;
+    if (std::fabs(s - exact) > bound) {
+      std::printf("FAILED: sum %.9g, exact %.9g, bound %.3g\n", s, exact, bound);
+      ok = false;
+    }
+    f_pdf(x, ufunc::out(y));
+    for (std::size_t i = 0; i < n; ++i) yl[i] = pdf(h[i]);
+    if (std::memcmp(y.data(), yl.data(), n * sizeof(float)) != 0) {
+      std::printf("FAILED: gaussian_pdf differs from the loop at n = %zu\n", n);
+      ok = false;
+    }
+    f_pdf_math(x, ufunc::out(y));
+    for (std::size_t i = 0; i < n; ++i) {
+      const float want = pdf(h[i]), got = y.data()[i];
+      if (!(std::fabs(got - want) <= 4e-7f * std::fabs(want) + 1e-37f)) {  // exp's ulp, rounding after it
+        std::printf("FAILED: gaussian_pdf_math %.9g against %.9g at x = %g\n", got, want, h[i]);
+        ok = false;
+        break;
+      }
+    }
+    std::vector<double> t_sum, t_loop, t_read, t_pdf, t_pdf_loop, t_pdf_math;
+    volatile float sink = 0;
+    for (int r = 0; r < reps; ++r) {
+      auto t0 = clk::now();
+      sink = ufunc::sum(x);
+      t_sum.push_back(us_since(t0));
+      t0 = clk::now();
+      float acc = 0;
+      for (std::size_t i = 0; i < n; ++i) acc += h[i];
+      sink = acc;
+      t_loop.push_back(us_since(t0));
+      t0 = clk::now();
+      sink = read_all(h.data(), n, threads);
+      t_read.push_back(us_since(t0));
+      t0 = clk::now();
+      f_pdf(x, ufunc::out(y));
+      t_pdf.push_back(us_since(t0));
+      t0 = clk::now();
+      for (std::size_t i = 0; i < n; ++i) yl[i] = pdf(h[i]);
+      t_pdf_loop.push_back(us_since(t0));
+      t0 = clk::now();
+      f_pdf_math(x, ufunc::out(y));
+      t_pdf_math.push_back(us_since(t0));
+    }
+    (void)sink;
+    const double ms = median(t_sum), ml = median(t_loop), mr = *std::min_element(t_read.begin(), t_read.end());
+    const double mp = median(t_pdf), mpl = median(t_pdf_loop), mpm = median(t_pdf_math);
+    std::printf("%-13s %9zu %11.1f %11.1f %11.1f %8.2fx %8.2f\n", "sum", n, ms, ml, mr, ml / ms, mr / ms);
+    std::printf("%-13s %9zu %11.1f %11.1f %11s %8.2fx %9s\n", "gaussian_pdf", n, mp, mpl, "", mpl / mp, "");
+    std::printf("%-13s %9zu %11.1f %11.1f %11s %8.2fx %9s\n", "pdf math::exp", n, mpm, mpl, "", mpl / mpm, "");
+    if (csv) {
+      const double gb = static_cast<double>(n) * 4 / 1e3;  // bytes / 1e3 / us = GB/s
+      std::fprintf(csv, "sum,%zu,%d,ufunc,%.3f,%.3f\n", n, threads, ms, gb / ms);
+      std::fprintf(csv, "sum,%zu,1,serial_loop,%.3f,%.3f\n", n, ml, gb / ml);
+      std::fprintf(csv, "sum,%zu,%d,read_bandwidth,%.3f,%.3f\n", n, threads, mr, gb / mr);
+      std::fprintf(csv, "gaussian_pdf,%zu,%d,ufunc,%.3f,%.3f\n", n, threads, mp, static_cast<double>(n) / mp);
+      std::fprintf(csv, "gaussian_pdf,%zu,1,serial_loop,%.3f,%.3f\n", n, mpl, static_cast<double>(n) / mpl);
+      std::fprintf(csv, "gaussian_pdf,%zu,%d,ufunc_math_exp,%.3f,%.3f\n", n, threads, mpm, static_cast<double>(n) / mpm);
+    }
+  }
+  if (csv) std::fclose(csv);
+  std::printf(ok ? "bench_host: all results checked\n" : "bench_host: FAILED\n");
+  return ok ? 0 : 1;
+}
