@@ -7,13 +7,15 @@
 // sum against a double loop within the README bound, the pdf against the loop
 // bit for bit). NumPy (and numexpr, Numba where installed) on the same sizes:
 // bench/peers/host_peers.py.
-//   usage: bench_host [--quick] [--csv file]   (quick: up to 2^20, fewer repetitions)
+//   usage: bench_host [--quick] [--max E] [--csv file]
+//   (quick: up to 2^20, fewer repetitions; --max: up to 2^E)
 #include <ufunc/ufunc.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -64,12 +66,14 @@ inline float pdf_math(float x) { return ufunc::math::exp(-0.5f * x * x) * 0.3989
 int main(int argc, char** argv) {
   bool quick = false;
   const char* csv_path = nullptr;
+  int max_e = 0;
   for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--max") && i + 1 < argc) max_e = std::atoi(argv[++i]);
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv_path = argv[++i];
   }
   const int threads = ufunc::detail::host::parallel_slots();
-  const int top = quick ? 20 : 26;
+  const int top = max_e > 0 ? max_e : quick ? 20 : 26;
   FILE* csv = csv_path ? std::fopen(csv_path, "w") : nullptr;
   if (csv) std::fprintf(csv, "workload,n,threads,impl,median_us,gbps_or_melem\n");
   std::printf("threads %d (omp_get_max_threads), hardware threads %u\n", threads, std::thread::hardware_concurrency());
