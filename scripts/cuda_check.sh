@@ -2,19 +2,14 @@
 # The CUDA backend's compile check for a machine without a GPU (CI's last stage):
 # every translation unit of the CUDA build goes through nvcc's front end and
 # device compiler, in a fraction of a full build's time.
-#   1. the examples, the README's programs, the bounds tests and the header
-#      check: built in full (host and device code, linked), so the link is
-#      checked too;
-#   2. the unit tests and the NumPy oracle (61 translation units of template-heavy
-#      code): `nvcc -ptx` only. cicc's EDG front end instantiates the host
-#      templates a translation unit uses as well as the device ones (a host-only
-#      error in reduce.hpp's streamed sums, 2026-11-26, was reported this way), so
-#      what is skipped is GCC's second compile of the host side and the link:
-#      about half of nvcc's time per file.
-# Both use `-Xcicc -O0` (no NVVM optimisation: test_sharded.cpp's cicc time 11+ min
-# -> 3 min, test_reduce_axes.cpp's 38 s at -O0) and PTX for 90a-virtual (no
-# ptxas). scripts/gpu_check.sh builds everything at -O3 for sm_90 on the GPU
-# machine and runs it.
+#   1. the README's two programs and example_multi_gpu (NCCL, several streams) built
+#      in full (host and device code, linked), and the header check;
+#   2. every other CUDA translation unit (unit tests, NumPy oracle, examples: 84
+#      files of template-heavy code): `nvcc -ptx` only. cicc's EDG front end
+#      instantiates the host templates a translation unit uses as well as the
+#      device ones (a host-only error in reduce.hpp's streamed sums, 2026-11-26,
+#      was reported this way), so what is skipped is GCC's second compile of the
+#      host side and the link: about half of nvcc's time per file.
 #   usage: scripts/cuda_check.sh [build-dir]     (default: build-cuda-check)
 #   ONLY='regex': step 2 for the matching files alone, and step 1 skipped.
 set -euo pipefail
@@ -26,11 +21,10 @@ cmake -S . -B "$BUILD" -G Ninja -DUFUNC_BACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=
   -DCMAKE_BUILD_TYPE= -DCMAKE_CUDA_FLAGS="-Xcicc -O0" -DUFUNC_BUILD_BENCH=OFF \
   -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$BUILD.configure.log" 2>&1 || { cat "$BUILD.configure.log"; exit 1; }
 if [ -z "${ONLY:-}" ]; then
-echo "-- built in full: examples, README programs, bounds tests, header check"
-cmake --build "$BUILD" -j "$JOBS" --target ufunc_examples readme_example readme_streams ufunc_bounds_tests \
-  ufunc_header_check
+echo "-- built in full: the README programs, example_multi_gpu, the header check"
+cmake --build "$BUILD" -j "$JOBS" --target readme_example readme_streams example_multi_gpu ufunc_header_check
 fi
-echo "-- nvcc -ptx: unit tests and oracle"
+echo "-- nvcc -ptx: unit tests, oracle, examples"
 python3 - "$BUILD" "$JOBS" <<'EOF'
 import json, os, re, shlex, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
@@ -40,8 +34,10 @@ root = os.getcwd()
 cmds = []
 for e in json.load(open(os.path.join(build, "compile_commands.json"))):
     f = os.path.relpath(e["file"], root)
-    if not (f.startswith("tests/") and "/consumer/" not in f) or "nvcc" not in e["command"]:
+    if not ((f.startswith("tests/") and "/consumer/" not in f) or f.startswith("examples/")) or "nvcc" not in e["command"]:
         continue
+    if "readme_" in f or "example_multi_gpu.dir" in e["command"]:
+        continue  # built in full above
     if "ufunc_subset_tests" in e["command"] or "ufunc_stress_tests" in e["command"]:
         continue  # the same files as ufunc_tests
     if not only.search(f):
