@@ -138,7 +138,7 @@ class writer {
       for (bool b : h) std::fputc(b ? 1 : 0, bin_);
       pos_ += h.size();
     } else {
-      std::fwrite(h.data(), sizeof(T), h.size(), bin_);
+      if (!h.empty()) std::fwrite(h.data(), sizeof(T), h.size(), bin_);  // data() may be null when empty
       pos_ += h.size() * sizeof(T);
     }
     return std::string("{\"dtype\":\"") + dtype_name<T>() + "\",\"shape\":" + jshape(s) + ",\"off\":" +
