@@ -15,7 +15,11 @@ void lazy_case(rng_t& g, writer& w, record& rec) {
   const auto add = ufunc::vectorize([] UFUNC_HD(T a, T b) { return static_cast<T>(a + b); });
   const auto mul = ufunc::vectorize([] UFUNC_HD(T a, T b) { return static_cast<T>(a * b); });
   const auto sub = ufunc::vectorize([] UFUNC_HD(T a, T b) { return static_cast<T>(a - b); });
-  const int form = static_cast<int>(uniform(g, 0, 4));
+  int form = static_cast<int>(uniform(g, 0, 4));
+  // int64 sums of products of two bounded values (up to 2^62 each) overflow, which
+  // is undefined in C++ (NumPy wraps; UBSan stops the run): form 3 (the sum of an
+  // expression) is left to the other types for int64, form 2 taken instead.
+  if (std::is_integral_v<T> && sizeof(T) == 8 && form == 3) form = 2;
   const shape s = random_shape(g, 4, chance(g, 0.03));
   const auto shp = broadcast_operands(g, s, 3, chance(g, 0.03));
   // Small integers: products of two, plus a third, stay in range (int32/int64
