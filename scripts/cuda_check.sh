@@ -29,7 +29,7 @@ echo "-- nvcc -ptx: unit tests, oracle, examples"
 python3 - "$BUILD" "$JOBS" <<'EOF'
 import json, os, re, shlex, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
-build, jobs = sys.argv[1], int(sys.argv[2])
+build, jobs = os.path.abspath(sys.argv[1]), int(sys.argv[2])  # absolute: nvcc runs in the build folder
 only = re.compile(os.environ.get("ONLY", ""))
 root = os.getcwd()
 cmds = []
