@@ -9,6 +9,7 @@
 #include "../layout.hpp"
 #include "../operand.hpp"
 #include "parallel.hpp"
+#include "simd.hpp"
 
 namespace ufunc::detail::host {
 
@@ -28,7 +29,9 @@ void flat(const F& f, const Outs& outs, const Ins& ins, index_t n) {
   using seq_out = std::make_index_sequence<result_traits<R>::nout>;
   parallel_chunks(n, [&](index_t c) {
     const index_t end = std::min(n, (c + 1) * chunk);
-    for (index_t i = c * chunk; i < end; ++i) store_result(outs, i, eval_flat(f, ins, i, seq_in{}), seq_out{});
+    simd_run([&]() UFUNC_HOST_INLINE {
+      for (index_t i = c * chunk; i < end; ++i) store_result(outs, i, eval_flat(f, ins, i, seq_in{}), seq_out{});
+    });
   });
 }
 

@@ -1,0 +1,96 @@
+// The instruction set of the host backend's elementwise loops, chosen at run time.
+// A header library is compiled with its user's flags, and the default x86-64
+// target (SSE2) leaves 3/4 of an AVX-512 core's vector width unused: NumPy
+// dispatches its loops at run time, and so do we. With GCC on x86-64, when the
+// translation unit's own target has neither AVX2 nor FMA (the default build),
+// the loops of contiguous elementwise calls are also compiled for AVX2 and for
+// AVX-512 (F, BW, DQ, VL) and the widest set the CPU and OS support runs. Results are bit for bit the same on
+// every path: the clones are compiled with fp-contract off (no a * b + c fused
+// into an FMA, which the baseline cannot do either), and vector IEEE operations
+// round as the scalar ones do. A user who chooses -mavx2, -mfma or -march=...
+// gets exactly that code and no dispatch. UFUNC_HOST_SIMD=baseline|avx2|avx512
+// in the environment caps the choice (read once); UFUNC_NO_HOST_DISPATCH turns
+// the clones off at compile time (their cost: two more compilations of each
+// contiguous elementwise loop; docs/ARCHITECTURE.md has the figures).
+#pragma once
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__x86_64__) && \
+    !defined(__AVX2__) && !defined(__FMA__) && !defined(UFUNC_NO_HOST_DISPATCH)
+#  define UFUNC_HOST_DISPATCH 1
+#else
+#  define UFUNC_HOST_DISPATCH 0
+#endif
+
+#if defined(__GNUC__)
+// A loop body inlined into the clone that calls it: the clone's target then
+// applies to the loop (a call to a separately compiled body would run baseline code).
+#  define UFUNC_HOST_INLINE __attribute__((always_inline))
+#else
+#  define UFUNC_HOST_INLINE
+#endif
+
+namespace ufunc::detail::host {
+
+/// Instruction sets of the host loops, narrowest first.
+enum class simd_isa : int { baseline = 0, avx2 = 1, avx512 = 2 };
+
+/// The widest set this CPU and OS run, capped by UFUNC_HOST_SIMD. The same in
+/// every host translation unit, cloned or not (one definition: a translation unit
+/// without the clones runs its own code whatever this says).
+inline simd_isa detect_simd_isa() noexcept {
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(__CUDA_ARCH__)
+  __builtin_cpu_init();
+  simd_isa isa = simd_isa::baseline;
+  if (__builtin_cpu_supports("avx2")) isa = simd_isa::avx2;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    isa = simd_isa::avx512;
+  if (const char* e = std::getenv("UFUNC_HOST_SIMD")) {
+    simd_isa cap = isa;
+    if (!std::strcmp(e, "baseline")) cap = simd_isa::baseline;
+    if (!std::strcmp(e, "avx2")) cap = simd_isa::avx2;
+    if (static_cast<int>(cap) < static_cast<int>(isa)) isa = cap;
+  }
+  return isa;
+#else
+  return simd_isa::baseline;
+#endif
+}
+
+/// The set the loops use now: detected once; tests set it to compare the paths.
+inline std::atomic<int>& simd_isa_in_use() noexcept {
+  static std::atomic<int> isa{static_cast<int>(detect_simd_isa())};
+  return isa;
+}
+
+#if UFUNC_HOST_DISPATCH
+template <class Body>
+__attribute__((target("avx2"), optimize("fp-contract=off"))) void simd_run_avx2(const Body& body) {
+  body();
+}
+template <class Body>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), optimize("fp-contract=off"))) void simd_run_avx512(
+    const Body& body) {
+  body();
+}
+#endif
+
+/// Runs body() compiled for the set in use. body must be a UFUNC_HOST_INLINE
+/// lambda (it is inlined into each clone; so are the small functions it calls).
+template <class Body>
+void simd_run(const Body& body) {
+#if UFUNC_HOST_DISPATCH
+  switch (static_cast<simd_isa>(simd_isa_in_use().load(std::memory_order_relaxed))) {
+    case simd_isa::avx512: simd_run_avx512(body); return;
+    case simd_isa::avx2: simd_run_avx2(body); return;
+    case simd_isa::baseline: break;
+  }
+#endif
+  body();
+}
+
+}  // namespace ufunc::detail::host

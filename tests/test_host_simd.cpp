@@ -1,0 +1,193 @@
+// The host loops' instruction sets (detail/host/simd.hpp, issue 37): every set the
+// CPU runs gives the bits of a scalar loop over the same function, for flat and
+// broadcast (N-d) calls, expressions, several outputs, conversions, NaNs, and
+// a * b + c (which a clone compiled with fp-contract on would fuse into an FMA).
+// Fresh random data each run; sizes around the chunk and vector widths.
+#include "test_support.hpp"
+
+#include <ufunc/math.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using ufunc::index_t;
+namespace host = ufunc::detail::host;
+
+namespace {
+
+/// Sets the instruction set in use for a scope (the detected one afterwards).
+struct isa_scope {
+  int old = host::simd_isa_in_use().load();
+  explicit isa_scope(host::simd_isa isa) { host::simd_isa_in_use().store(static_cast<int>(isa)); }
+  ~isa_scope() { host::simd_isa_in_use().store(old); }
+};
+
+const char* name_of(host::simd_isa isa) {
+  switch (isa) {
+    case host::simd_isa::avx512: return "avx512";
+    case host::simd_isa::avx2: return "avx2";
+    default: return "baseline";
+  }
+}
+
+/// The sets this CPU runs, baseline first.
+std::vector<host::simd_isa> runnable() {
+  std::vector<host::simd_isa> v;
+  for (int i = 0; i <= static_cast<int>(host::detect_simd_isa()); ++i) v.push_back(static_cast<host::simd_isa>(i));
+  return v;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(std::int64_t a, std::int64_t b) { return a == b; }
+
+template <class T>
+std::size_t count_diff(const std::vector<T>& got, const std::vector<T>& want) {
+  REQUIRE(got.size() == want.size());
+  std::size_t d = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) d += !same_bits(got[i], want[i]);
+  return d;
+}
+
+/// Random floats of mixed scale, some NaN, infinite, zero of both signs and subnormal.
+std::vector<float> mixed(std::size_t n, std::mt19937_64& g) {
+  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+  std::uniform_int_distribution<int> pick(0, 63), ex(-30, 30);
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    switch (pick(g)) {
+      case 0: x = std::numeric_limits<float>::quiet_NaN(); break;
+      case 1: x = -std::numeric_limits<float>::infinity(); break;
+      case 2: x = -0.0f; break;
+      case 3: x = std::numeric_limits<float>::denorm_min() * 7; break;
+      default: x = std::ldexp(u(g), ex(g));
+    }
+  }
+  return v;
+}
+
+constexpr auto fma_prone = [] UFUNC_HD(float a, float b, float c) noexcept { return a * b + c; };
+constexpr auto pdf = [] UFUNC_HD(float x, float mu, float sigma) noexcept {
+  const float z = (x - mu) / sigma;
+  return ufunc::math::exp(-0.5f * z * z) * (0.3989422804014327f / sigma);
+};
+constexpr auto mixed_types = [] UFUNC_HD(float x, std::int32_t k, double d) noexcept {
+  const float m = x < 0.5f ? x : 0.5f;  // NaN takes the second branch
+  return static_cast<double>(m) * d + static_cast<double>(k) - std::sqrt(d * d + 1.0);
+};
+constexpr auto two_out = [] UFUNC_HD(float a, float b) noexcept {
+  return cuda::std::make_tuple(a * b - a, static_cast<std::int64_t>(b * 1000.0f > 1e9f ? 0.0f : b * 1000.0f));
+};
+
+}  // namespace
+
+TEST_CASE("host SIMD: UFUNC_HOST_SIMD caps the detected set") {
+  const host::simd_isa top = host::detect_simd_isa();
+  MESSAGE("host loops compiled for: " << (UFUNC_HOST_DISPATCH ? "baseline, avx2, avx512" : "the build's own target")
+                                      << "; this CPU runs: " << std::string(name_of(top)));
+  const char* old = std::getenv("UFUNC_HOST_SIMD");
+  const std::string keep = old ? old : "";
+  setenv("UFUNC_HOST_SIMD", "baseline", 1);
+  CHECK(host::detect_simd_isa() == host::simd_isa::baseline);
+  setenv("UFUNC_HOST_SIMD", "avx2", 1);
+  CHECK(static_cast<int>(host::detect_simd_isa()) <= static_cast<int>(host::simd_isa::avx2));
+  setenv("UFUNC_HOST_SIMD", "avx512", 1);
+  CHECK(host::detect_simd_isa() == top);
+  if (old)
+    setenv("UFUNC_HOST_SIMD", keep.c_str(), 1);
+  else
+    unsetenv("UFUNC_HOST_SIMD");
+}
+
+TEST_CASE("host SIMD: every instruction set gives the scalar loop's bits") {
+  using H = ufunc::target::host;
+  std::mt19937_64 g(test::fresh_seed());
+  const auto fma_f = ufunc::vectorize<H>(fma_prone, "fma_prone");
+  const auto pdf_f = ufunc::vectorize<H>(pdf, "pdf");
+  const auto mixed_f = ufunc::vectorize<H>(mixed_types, "mixed_types");
+  const auto two_f = ufunc::vectorize<H>(two_out, "two_out");
+  for (const index_t n : {index_t(0), index_t(1), index_t(7), index_t(33), index_t(1000), (index_t(1) << 16) + 3}) {
+    const auto un = static_cast<std::size_t>(n);
+    const auto a = mixed(un, g), b = mixed(un, g), c = mixed(un, g);
+    std::vector<float> sig(un);
+    std::uniform_real_distribution<float> s(0.25f, 3.0f);
+    for (auto& x : sig) x = s(g);
+    std::vector<std::int32_t> k(un);
+    std::uniform_int_distribution<std::int32_t> ki(-100000, 100000);
+    for (auto& x : k) x = ki(g);
+    std::vector<double> d(un);
+    std::uniform_real_distribution<double> du(-1e3, 1e3);
+    for (auto& x : d) x = du(g);
+    // References: the same functions in a plain loop of this translation unit.
+    std::vector<float> r_fma(un), r_pdf(un), r_t0(un);
+    std::vector<double> r_mix(un);
+    std::vector<std::int64_t> r_t1(un);
+    for (std::size_t i = 0; i < un; ++i) {
+      r_fma[i] = fma_prone(a[i], b[i], c[i]);
+      r_pdf[i] = pdf(a[i], b[i], sig[i]);
+      r_mix[i] = mixed_types(a[i], k[i], d[i]);
+      const auto t = two_out(a[i], sig[i]);
+      r_t0[i] = cuda::std::get<0>(t);
+      r_t1[i] = cuda::std::get<1>(t);
+    }
+    const ufunc::shape sh{n};
+    const auto A = ufunc::asarray<H>(a, sh), B = ufunc::asarray<H>(b, sh), C = ufunc::asarray<H>(c, sh);
+    const auto S = ufunc::asarray<H>(sig, sh);
+    const auto K = ufunc::asarray<H>(k, sh);
+    const auto D = ufunc::asarray<H>(d, sh);
+    for (const host::simd_isa isa : runnable()) {
+      CAPTURE(name_of(isa));
+      CAPTURE(n);
+      isa_scope scope(isa);
+      CHECK(count_diff(fma_f(A, B, C).to_host(), r_fma) == 0);
+      CHECK(count_diff(pdf_f(A, B, S).to_host(), r_pdf) == 0);
+      CHECK(count_diff(mixed_f(A, K, D).to_host(), r_mix) == 0);
+      const auto [t0, t1] = two_f(A, S);
+      CHECK(count_diff(t0.to_host(), r_t0) == 0);
+      CHECK(count_diff(t1.to_host(), r_t1) == 0);
+      // A lazy expression: pdf(a * b + c, b, sigma) in one loop.
+      const auto e = pdf_f.lazy(fma_f.lazy(A, B, C), B, S);
+      std::vector<float> r_e(un);
+      for (std::size_t i = 0; i < un; ++i) r_e[i] = pdf(fma_prone(a[i], b[i], c[i]), b[i], sig[i]);
+      CHECK(count_diff(ufunc::evaluate(e).to_host(), r_e) == 0);
+    }
+  }
+}
+
+TEST_CASE("host SIMD: broadcast (N-d) calls give the scalar loop's bits on every instruction set") {
+  using H = ufunc::target::host;
+  std::mt19937_64 g(test::fresh_seed());
+  const auto fma_f = ufunc::vectorize<H>(fma_prone, "fma_prone");
+  const auto pdf_f = ufunc::vectorize<H>(pdf, "pdf");
+  for (const auto& [rows, cols] : {std::pair<index_t, index_t>{1, 1}, {3, 17}, {129, 1}, {70, 1000}, {5, 20000}}) {
+    const auto ur = static_cast<std::size_t>(rows), uc = static_cast<std::size_t>(cols);
+    const auto x = mixed(ur * uc, g), col = mixed(ur, g), row = mixed(uc, g);
+    std::vector<float> sig(uc);
+    std::uniform_real_distribution<float> s(0.25f, 3.0f);
+    for (auto& v : sig) v = s(g);
+    std::vector<float> r_fma(ur * uc), r_pdf(ur * uc);
+    for (std::size_t i = 0; i < ur; ++i)
+      for (std::size_t j = 0; j < uc; ++j) {
+        r_fma[i * uc + j] = fma_prone(x[i * uc + j], col[i], row[j]);
+        r_pdf[i * uc + j] = pdf(x[i * uc + j], col[i], sig[j]);
+      }
+    const auto X = ufunc::asarray<H>(x, ufunc::shape{rows, cols});
+    const auto Col = ufunc::asarray<H>(col, ufunc::shape{rows, 1});
+    const auto Row = ufunc::asarray<H>(row, ufunc::shape{cols});
+    const auto Sig = ufunc::asarray<H>(sig, ufunc::shape{1, cols});
+    for (const host::simd_isa isa : runnable()) {
+      CAPTURE(name_of(isa));
+      CAPTURE(rows);
+      CAPTURE(cols);
+      isa_scope scope(isa);
+      CHECK(count_diff(fma_f(X, Col, Row).to_host(), r_fma) == 0);
+      CHECK(count_diff(pdf_f(X, Col, Sig).to_host(), r_pdf) == 0);
+    }
+  }
+}
