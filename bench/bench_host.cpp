@@ -6,7 +6,8 @@
 // that drift and load hit each alike; medians. Every result is checked (the
 // sum against a double loop within the README bound, the pdf against the loop
 // bit for bit). NumPy (and numexpr, Numba where installed) on the same sizes:
-// bench/peers/host_peers.py.
+// bench/peers/host_peers.py. Then float32 matmul (n, n) @ (n, n) in GFLOP/s
+// (NumPy's np.matmul in host_peers.py).
 //   usage: bench_host [--quick] [--max E] [--csv file]
 //   (quick: up to 2^20, fewer repetitions; --max: up to 2^E)
 #include <ufunc/ufunc.hpp>
@@ -154,6 +155,43 @@ int main(int argc, char** argv) {
       std::fprintf(csv, "gaussian_pdf,%zu,1,serial_loop,%.3f,%.3f\n", n, mpl, static_cast<double>(n) / mpl);
       std::fprintf(csv, "gaussian_pdf,%zu,%d,ufunc_math_exp,%.3f,%.3f\n", n, threads, mpm, static_cast<double>(n) / mpm);
     }
+  }
+  // matmul, float32 (n, n) @ (n, n): the `blocked` host variant's GFLOP/s; NumPy's
+  // np.matmul (its BLAS) on the same sizes in host_peers.py. Checked at 64
+  // elements against a double loop (tolerance: n eps of sum |a||b|, float's
+  // bound for any summation order, far above what a blocked sum reaches).
+  std::printf("%-13s %9s %11s %11s\n", "workload", "n", "ufunc us", "GFLOP/s");
+  for (const ufunc::index_t n : quick ? std::vector<ufunc::index_t>{256, 1024} : std::vector<ufunc::index_t>{256, 1024, 2048}) {
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<float> ha(un * un), hb(un * un);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (auto& v : ha) v = u(rng);
+    for (auto& v : hb) v = u(rng);
+    const auto a = ufunc::asarray<H>(ha, ufunc::shape{n, n}), b = ufunc::asarray<H>(hb, ufunc::shape{n, n});
+    auto c = ufunc::matmul(a, b);
+    std::uniform_int_distribution<std::size_t> pick(0, un - 1);
+    for (int t = 0; t < 64; ++t) {
+      const std::size_t i = pick(rng), j = pick(rng);
+      double want = 0, mag = 0;
+      for (std::size_t k = 0; k < un; ++k) {
+        want += double(ha[i * un + k]) * hb[k * un + j];
+        mag += std::fabs(double(ha[i * un + k]) * hb[k * un + j]);
+      }
+      if (std::fabs(c.data()[i * un + j] - want) > double(n) * 5.96e-8 * mag) {
+        std::printf("FAILED: matmul %zu at (%zu, %zu): %.9g against %.9g\n", un, i, j, c.data()[i * un + j], want);
+        ok = false;
+        break;
+      }
+    }
+    std::vector<double> t_mm;
+    for (int r = 0; r < (quick ? 3 : 5); ++r) {
+      const auto t0 = clk::now();
+      ufunc::matmul(a, b, ufunc::out(c));
+      t_mm.push_back(us_since(t0));
+    }
+    const double mm = median(t_mm), gflops = 2.0 * double(n) * double(n) * double(n) / mm / 1e3;
+    std::printf("%-13s %9zu %11.1f %11.1f\n", "matmul", un, mm, gflops);
+    if (csv) std::fprintf(csv, "matmul,%zu,%d,ufunc,%.3f,%.3f\n", un, threads, mm, gflops);
   }
   if (csv) std::fclose(csv);
   std::printf(ok ? "bench_host: all results checked\n" : "bench_host: FAILED\n");

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <array>
 #include <limits>
 #include <random>
 #include <string>
@@ -88,11 +89,12 @@ constexpr auto two_out = [] UFUNC_HD(float a, float b) noexcept {
 }  // namespace
 
 TEST_CASE("host SIMD: UFUNC_HOST_SIMD caps the detected set") {
+  const char* old = std::getenv("UFUNC_HOST_SIMD");
+  const std::string keep = old ? old : "";
+  unsetenv("UFUNC_HOST_SIMD");
   const host::simd_isa top = host::detect_simd_isa();
   MESSAGE("host loops compiled for: " << (UFUNC_HOST_DISPATCH ? "baseline, avx2, avx512" : "the build's own target")
                                       << "; this CPU runs: " << std::string(name_of(top)));
-  const char* old = std::getenv("UFUNC_HOST_SIMD");
-  const std::string keep = old ? old : "";
   setenv("UFUNC_HOST_SIMD", "baseline", 1);
   CHECK(host::detect_simd_isa() == host::simd_isa::baseline);
   setenv("UFUNC_HOST_SIMD", "avx2", 1);
@@ -188,6 +190,48 @@ TEST_CASE("host SIMD: broadcast (N-d) calls give the scalar loop's bits on every
       isa_scope scope(isa);
       CHECK(count_diff(fma_f(X, Col, Row).to_host(), r_fma) == 0);
       CHECK(count_diff(pdf_f(X, Col, Sig).to_host(), r_pdf) == 0);
+    }
+  }
+}
+
+TEST_CASE("host SIMD: matmul on every instruction set (micro-kernel shapes and edges) against a double loop") {
+  // The micro-kernel's tile is MR x NR = 12 x 2 vectors (AVX-512), 6 x 2 (AVX2),
+  // 4 x 2 (SSE2); work items are 96 x 256 with k panels of 256: sizes on both
+  // sides of each, batched and with a broadcast operand.
+  using H = ufunc::target::host;
+  std::mt19937_64 g(test::fresh_seed());
+  std::uniform_real_distribution<double> u(-1, 1);
+  const std::vector<std::array<index_t, 4>> cases{{1, 1, 1, 1}, {1, 13, 7, 33}, {2, 97, 300, 257}, {1, 200, 513, 31},
+                                                   {3, 12, 32, 5}, {1, 6, 16, 0}};
+  for (const auto& [batch, m, k, n] : cases) {
+    std::vector<float> a(static_cast<std::size_t>(batch * m * k)), b(static_cast<std::size_t>(k * n));
+    std::vector<double> ad(a.size()), bd(b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) ad[i] = a[i] = static_cast<float>(u(g));
+    for (std::size_t i = 0; i < b.size(); ++i) bd[i] = b[i] = static_cast<float>(u(g));
+    const auto A = ufunc::asarray<H>(a, ufunc::shape{batch, m, k});
+    const auto B = ufunc::asarray<H>(b, ufunc::shape{k, n});  // broadcast over the batch
+    for (const host::simd_isa isa : runnable()) {
+      CAPTURE(name_of(isa));
+      CAPTURE(m);
+      CAPTURE(k);
+      CAPTURE(n);
+      isa_scope scope(isa);
+      const auto c = ufunc::matmul(A, B).to_host();
+      REQUIRE(c.size() == static_cast<std::size_t>(batch * m * n));
+      std::size_t bad = 0;
+      for (index_t z = 0; z < batch; ++z)
+        for (index_t i = 0; i < m; ++i)
+          for (index_t j = 0; j < n; ++j) {
+            double want = 0, mag = 0;
+            for (index_t q = 0; q < k; ++q) {
+              const double t = ad[static_cast<std::size_t>((z * m + i) * k + q)] * bd[static_cast<std::size_t>(q * n + j)];
+              want += t;
+              mag += std::fabs(t);
+            }
+            const double got = c[static_cast<std::size_t>((z * m + i) * n + j)];
+            bad += !(std::fabs(got - want) <= (static_cast<double>(k) + 2) * 6e-8 * mag);
+          }
+      CHECK(bad == 0);
     }
   }
 }

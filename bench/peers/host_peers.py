@@ -2,7 +2,8 @@
 """The host peers of bench_host (issue 37): float32 sum and gaussian_pdf into out at
 2^10..2^26 with NumPy (np.sum; the pdf as four eager calls into out, as a NumPy
 user writes it), numexpr (multi-threaded, where installed) and Numba's
-@vectorize(target='parallel') (where it imports). Each result is checked against
+@vectorize(target='parallel') (where it imports); then float32 matmul with
+np.matmul at bench_host's sizes. Each result is checked against
 a float64 NumPy reference; medians of interleaved repetitions.
   usage: host_peers.py [--quick] [--csv file]
 """
@@ -75,6 +76,24 @@ for e in range(10, top + 1, 2):
         med = sorted(t)[len(t) // 2] * 1e6
         rows.append((w, n, name, med))
         print(f"{w:13s} {n:9d} {name:>15s} {med:11.1f}")
+# matmul, float32 (n, n) @ (n, n) with np.matmul (its BLAS; OpenBLAS takes
+# OMP_NUM_THREADS when OPENBLAS_NUM_THREADS is unset): bench_host's sizes.
+print(f"{'workload':13s} {'n':>9s} {'impl':>15s} {'median us':>11s} {'GFLOP/s':>9s}")
+for n in ([256, 1024] if quick else [256, 1024, 2048]):
+    a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    b = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    c = np.matmul(a, b)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    mag = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+    assert np.all(np.abs(c - ref) <= n * 6e-8 * mag), "np.matmul"
+    t = []
+    for _ in range(3 if quick else 5):
+        t0 = time.perf_counter()
+        np.matmul(a, b, out=c)
+        t.append(time.perf_counter() - t0)
+    med = sorted(t)[len(t) // 2] * 1e6
+    rows.append(("matmul", n, "numpy", med))
+    print(f"{'matmul':13s} {n:9d} {'numpy':>15s} {med:11.1f} {2.0 * n ** 3 / med / 1e3:9.1f}")
 if csv_path:
     with open(csv_path, "w") as f:
         f.write("workload,n,impl,median_us\n")

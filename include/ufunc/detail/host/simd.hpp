@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__x86_64__) && \
     !defined(__AVX2__) && !defined(__FMA__) && !defined(UFUNC_NO_HOST_DISPATCH)
@@ -34,6 +35,15 @@
 #endif
 
 namespace ufunc::detail::host {
+
+/// The vector registers' bytes of the translation unit's own target.
+#if defined(__AVX512F__)
+inline constexpr int native_vector_bytes = 64;
+#elif defined(__AVX__)
+inline constexpr int native_vector_bytes = 32;
+#else
+inline constexpr int native_vector_bytes = 16;
+#endif
 
 /// Instruction sets of the host loops, narrowest first.
 enum class simd_isa : int { baseline = 0, avx2 = 1, avx512 = 2 };
@@ -77,6 +87,14 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), optimize("fp-contra
     const Body& body) {
   body();
 }
+template <class Body>
+__attribute__((target("avx2,fma"))) void simd_run_fused_avx2(const Body& body) {
+  body(std::integral_constant<int, 32>{});
+}
+template <class Body>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))) void simd_run_fused_avx512(const Body& body) {
+  body(std::integral_constant<int, 64>{});
+}
 #endif
 
 /// Runs body() compiled for the set in use. body must be a UFUNC_HOST_INLINE
@@ -91,6 +109,22 @@ void simd_run(const Body& body) {
   }
 #endif
   body();
+}
+
+/// Runs body(width) compiled for the set in use, width a std::integral_constant:
+/// the vector registers' bytes (64, 32; native_vector_bytes without a clone). Unlike simd_run, the clones may fuse
+/// a * b + c (FMA): for loops whose results may depend on the CPU (matmul, as a
+/// BLAS). body must be a UFUNC_HOST_INLINE generic lambda.
+template <class Body>
+void simd_run_fused(const Body& body) {
+#if UFUNC_HOST_DISPATCH
+  switch (static_cast<simd_isa>(simd_isa_in_use().load(std::memory_order_relaxed))) {
+    case simd_isa::avx512: simd_run_fused_avx512(body); return;
+    case simd_isa::avx2: simd_run_fused_avx2(body); return;
+    case simd_isa::baseline: break;
+  }
+#endif
+  body(std::integral_constant<int, native_vector_bytes>{});
 }
 
 }  // namespace ufunc::detail::host
