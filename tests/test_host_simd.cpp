@@ -235,3 +235,46 @@ TEST_CASE("host SIMD: matmul on every instruction set (micro-kernel shapes and e
     }
   }
 }
+
+TEST_CASE("host SIMD: reductions with a map (exp, a dot product) give the same bits on every set, within the pairwise bound") {
+  using H = ufunc::target::host;
+  std::mt19937_64 g(test::fresh_seed());
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  const auto sum_exp = ufunc::map_reduce([] UFUNC_HD(float v) noexcept { return ufunc::math::exp(-v * v); }, ufunc::plus{});
+  const auto dot = ufunc::map_reduce([] UFUNC_HD(float a, float b) noexcept { return a * b; }, ufunc::plus{});
+  for (const index_t n : {index_t(1), index_t(9), index_t(129), index_t(1000), (index_t(1) << 17) + 5}) {
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<float> x(un), y(un);
+    for (auto& v : x) v = u(g);
+    for (auto& v : y) v = u(g);
+    double want_e = 0, want_d = 0, mag_d = 0;
+    for (std::size_t i = 0; i < un; ++i) {
+      want_e += std::exp(-double(x[i]) * x[i]);
+      want_d += double(x[i]) * y[i];
+      mag_d += std::fabs(double(x[i]) * y[i]);
+    }
+    const auto X = ufunc::asarray<H>(x, ufunc::shape{n}), Y = ufunc::asarray<H>(y, ufunc::shape{n});
+    // Rows of a (rows, n / rows) view: the per-output path.
+    const index_t rows = n % 5 == 0 ? 5 : 1;
+    const auto X2 = ufunc::asarray<H>(x, ufunc::shape{rows, n / rows}), Y2 = ufunc::asarray<H>(y, ufunc::shape{rows, n / rows});
+    float first_e = 0, first_d = 0;
+    std::vector<float> first_rows;
+    for (const host::simd_isa isa : runnable()) {
+      CAPTURE(name_of(isa));
+      CAPTURE(n);
+      isa_scope scope(isa);
+      const float e = sum_exp(X), d = dot(X, Y);
+      const auto r = dot(X2, Y2, ufunc::axis(1)).to_host();
+      const double bound = (std::log2(double(n)) + 32) * 6e-8;
+      CHECK(std::fabs(e - want_e) <= (bound + 6e-8) * want_e);  // and exp's ulp per term
+      CHECK(std::fabs(d - want_d) <= bound * mag_d);
+      if (isa == host::simd_isa::baseline) {
+        first_e = e, first_d = d, first_rows = r;
+      } else {
+        CHECK(same_bits(e, first_e));
+        CHECK(same_bits(d, first_d));
+        CHECK(count_diff(r, first_rows) == 0);
+      }
+    }
+  }
+}

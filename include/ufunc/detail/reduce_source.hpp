@@ -181,6 +181,11 @@ struct map_source {
   Ins ins;
   plan_type kept, red;
 
+  template <std::size_t... K>
+  static constexpr bool all_arrays(std::index_sequence<K...>) {
+    return (cuda::std::tuple_element_t<K, Ins>::is_array && ...);
+  }
+
   /// One array input and a map that needs no index: when that input is also
   /// contiguous, an engine may read it through a plain pointer (CUB).
   static constexpr bool contiguous_candidate =
@@ -193,6 +198,17 @@ struct map_source {
   /// A buffer of partial results (second pass of a split reduction): no.
   static constexpr bool is_partial = false;
   UFUNC_HD auto first_pointer() const { return cuda::std::get<0>(ins).p; }
+  /// Several inputs, every one an array, and a map that needs no index: where
+  /// each input's reduced elements are contiguous, the host reads them through
+  /// plain pointers (unit_reader; a dot product's two inputs).
+  static constexpr bool pointers_candidate = NIN > 1 && !Lift::uses_index && all_arrays(std::make_index_sequence<NIN>{});
+  /// at(b, r) through pointers: the caller checked red.ndim == 1 and unit strides.
+  template <std::size_t... K>
+  auto unit_reader(const base_t& b, std::index_sequence<K...>) const {
+    return [this, ps = cuda::std::make_tuple((cuda::std::get<K>(ins).p + b.off[K])...)](index_t r) {
+      return lift(map(cuda::std::get<K>(ps)[r]...), r);
+    };
+  }
   /// This source as a dense_row_source (arg_pointer_candidate; the caller checked
   /// that the input is contiguous).
   auto dense_rows() const;

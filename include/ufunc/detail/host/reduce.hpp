@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "../../stream.hpp"
 #include "../memory.hpp"
@@ -15,9 +16,28 @@
 #include "elementwise.hpp"
 #include "parallel.hpp"
 #include "reduce_pairwise.hpp"
+#include "simd.hpp"
 #include "temp.hpp"
 
+namespace ufunc::detail {
+struct identity_map;  // detail/reduce.hpp
+}
+
 namespace ufunc::detail::host {
+
+/// A reader whose pairwise leaves are compiled per instruction set (simd.hpp):
+/// a map that computes something (exp, a product of two inputs). A plain sum's
+/// reader is not: SSE2 already reads at memory speed there, and the clones
+/// cost compile time (a third more for a file of reductions).
+template <class At>
+struct simd_reader {
+  At at;
+  UFUNC_HOST_INLINE auto operator()(index_t r) const { return at(r); }
+};
+template <class T>
+inline constexpr bool is_simd_reader = false;
+template <class At>
+inline constexpr bool is_simd_reader<simd_reader<At>> = true;
 
 /// Elements reduced at the leaves of the pairwise tree (as NumPy's pairwise sum);
 /// the tree above them has depth log2(n / leaf).
@@ -38,13 +58,22 @@ Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
     return a;
   }
   if (n <= pairwise_leaf) {
-    Acc p[8] = {at(lo), at(lo + 1), at(lo + 2), at(lo + 3), at(lo + 4), at(lo + 5), at(lo + 6), at(lo + 7)};
-    index_t r = lo + 8;
-    for (; r + 8 <= hi; r += 8)
-      for (int k = 0; k < 8; ++k) p[k] = op(p[k], at(r + k));
-    Acc a = op(op(op(p[0], p[1]), op(p[2], p[3])), op(op(p[4], p[5]), op(p[6], p[7])));
-    for (; r < hi; ++r) a = op(a, at(r));
-    return a;
+    // A simd_reader's leaf is compiled for the host's instruction set
+    // (simd.hpp): the eight partial results and the map before them as one
+    // vector of 8 lanes with AVX2; the same operations in the same order.
+    const auto leaf = [&]() UFUNC_HOST_INLINE {
+      Acc p[8] = {at(lo), at(lo + 1), at(lo + 2), at(lo + 3), at(lo + 4), at(lo + 5), at(lo + 6), at(lo + 7)};
+      index_t r = lo + 8;
+      for (; r + 8 <= hi; r += 8)
+        for (int k = 0; k < 8; ++k) p[k] = op(p[k], at(r + k));
+      Acc a = op(op(op(p[0], p[1]), op(p[2], p[3])), op(op(p[4], p[5]), op(p[6], p[7])));
+      for (; r < hi; ++r) a = op(a, at(r));
+      return a;
+    };
+    if constexpr (is_simd_reader<At>)
+      return simd_run(leaf);
+    else
+      return leaf();
   }
   index_t half = n / 2;
   half -= half % 8;
@@ -57,12 +86,33 @@ Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
 /// leaves' eight partial sums then compile to SIMD adds (the general source
 /// computes each element's offset from its plan: a gather the compiler leaves
 /// scalar; a float sum of 2^20 elements ran at 1.8 ms, a serial loop's speed).
+/// Several array inputs whose reduced elements are all contiguous (a dot
+/// product) are read through one pointer each the same way.
+template <class Src, class = void>
+inline constexpr bool pointers_candidate_v = false;
+template <class Src>
+inline constexpr bool pointers_candidate_v<Src, std::enable_if_t<Src::pointers_candidate>> = true;
+
 template <class Src, class Fn>
 void with_reader(const Src& src, const typename Src::base_t& b, const Fn& fn) {
   if constexpr (Src::contiguous_candidate) {
     if (src.red.ndim == 1 && src.red.strides[0][0] == 1) {
       const auto* const p = src.first_pointer() + b.off[0];
-      fn([&src, p](index_t r) { return src.lift(src.map(p[r]), r); });
+      const auto at = [&src, p](index_t r) UFUNC_HOST_INLINE { return src.lift(src.map(p[r]), r); };
+      if constexpr (std::is_same_v<std::decay_t<decltype(src.map)>, identity_map>)
+        fn(at);
+      else
+        fn(simd_reader<decltype(at)>{at});
+      return;
+    }
+  }
+  if constexpr (pointers_candidate_v<Src>) {
+    constexpr int nin = static_cast<int>(cuda::std::tuple_size<decltype(src.ins)>::value);
+    bool unit = src.red.ndim == 1;
+    for (int k = 0; k < nin && unit; ++k) unit = src.red.strides[static_cast<std::size_t>(k)][0] == 1;
+    if (unit) {
+      const auto at = src.unit_reader(b, std::make_index_sequence<nin>{});
+      fn(simd_reader<decltype(at)>{at});
       return;
     }
   }

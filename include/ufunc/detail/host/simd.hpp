@@ -79,13 +79,13 @@ inline std::atomic<int>& simd_isa_in_use() noexcept {
 
 #if UFUNC_HOST_DISPATCH
 template <class Body>
-__attribute__((target("avx2"), optimize("fp-contract=off"))) void simd_run_avx2(const Body& body) {
-  body();
+__attribute__((target("avx2"), optimize("fp-contract=off"))) auto simd_run_avx2(const Body& body) {
+  return body();
 }
 template <class Body>
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), optimize("fp-contract=off"))) void simd_run_avx512(
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), optimize("fp-contract=off"))) auto simd_run_avx512(
     const Body& body) {
-  body();
+  return body();
 }
 template <class Body>
 __attribute__((target("avx2,fma"))) void simd_run_fused_avx2(const Body& body) {
@@ -97,18 +97,18 @@ __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))) void simd_run_
 }
 #endif
 
-/// Runs body() compiled for the set in use. body must be a UFUNC_HOST_INLINE
+/// Returns body() compiled for the set in use. body must be a UFUNC_HOST_INLINE
 /// lambda (it is inlined into each clone; so are the small functions it calls).
 template <class Body>
-void simd_run(const Body& body) {
+auto simd_run(const Body& body) {
 #if UFUNC_HOST_DISPATCH
   switch (static_cast<simd_isa>(simd_isa_in_use().load(std::memory_order_relaxed))) {
-    case simd_isa::avx512: simd_run_avx512(body); return;
-    case simd_isa::avx2: simd_run_avx2(body); return;
+    case simd_isa::avx512: return simd_run_avx512(body);
+    case simd_isa::avx2: return simd_run_avx2(body);
     case simd_isa::baseline: break;
   }
 #endif
-  body();
+  return body();
 }
 
 /// Runs body(width) compiled for the set in use, width a std::integral_constant:
