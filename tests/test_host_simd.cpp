@@ -196,7 +196,7 @@ TEST_CASE("host SIMD: broadcast (N-d) calls give the scalar loop's bits on every
 
 TEST_CASE("host SIMD: matmul on every instruction set (micro-kernel shapes and edges) against a double loop") {
   // The micro-kernel's tile is MR x NR = 12 x 2 vectors (AVX-512), 6 x 2 (AVX2),
-  // 4 x 2 (SSE2); work items are 96 x 256 with k panels of 256: sizes on both
+  // 4 x 2 (SSE2); work items are 192 x 512 with k panels of 256: sizes on both
   // sides of each, batched and with a broadcast operand.
   using H = ufunc::target::host;
   std::mt19937_64 g(test::fresh_seed());

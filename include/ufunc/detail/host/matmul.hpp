@@ -1,9 +1,11 @@
 // Host backend of matmul: the BLIS/GotoBLAS scheme in plain C++. The result is
 // split into (mc, nc) tiles, one work item each (parallel.hpp). Within a tile,
-// k advances in kc-deep panels: the panel of B is packed into NR-column slivers
-// (kc x NR, contiguous: it stays in L1 while every sliver of A passes it) and
-// the block of A into MR-row slivers (kc x MR, the block in L2), both converted
-// to the accumulator type (float for the 16-bit types). A micro-kernel keeps an
+// k advances in kc-deep panels: the block of A is packed into MR-row slivers
+// (kc x MR: the broadcast operand, which stays in L1 while every sliver of B
+// passes it) and the panel of B into NR-column slivers (kc x NR, the vector
+// operand: the panel in L2), both converted to the accumulator type (float for
+// the 16-bit types). The other order (B's 32 KiB sliver held in L1) ran at half
+// the speed. A micro-kernel keeps an
 // MR x NR tile of C in registers for a whole panel: each loaded element of B
 // feeds MR multiply-adds, each of A NR. MR and NR follow the vector registers of
 // the instruction set chosen at run time (simd.hpp): 12 x 2 vectors with
@@ -26,9 +28,9 @@
 namespace ufunc::detail::host {
 
 struct matmul_tuning {
-  static constexpr index_t mc = 96;   // rows of C per work item (a multiple of every MR)
-  static constexpr index_t nc = 256;  // columns of C per work item (a multiple of every NR)
-  static constexpr index_t kc = 256;  // k panel: a sliver of B is kc x NR (L1), a block of A mc x kc (L2)
+  static constexpr index_t mc = 192;  // rows of C per work item (a multiple of every MR)
+  static constexpr index_t nc = 512;  // columns of C per work item (a multiple of every NR)
+  static constexpr index_t kc = 256;  // k panel: a sliver of A is kc x MR (L1), the panel of B kc x nc (L2)
 };
 
 /// The micro-kernel's shape for accumulator type A and vector width W bytes.
@@ -97,8 +99,8 @@ UFUNC_HOST_INLINE inline void matmul_tile(const gemm_args<T>& p, index_t z, inde
         }
       }
     }
-    for (index_t js = 0; js < w_p; js += NR)
-      for (index_t is = 0; is < rows_p; is += MR)
+    for (index_t is = 0; is < rows_p; is += MR)
+      for (index_t js = 0; js < w_p; js += NR)
         micro_kernel<MR, NR>(ap + is * kn, bp + js * kn, kn, tile + is * tun::nc + js, tun::nc);
   }
   for (index_t i = 0; i < rows; ++i)
