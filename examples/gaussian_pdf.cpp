@@ -11,6 +11,8 @@
 // kernel is queued). The speedup is printed, not asserted.
 #include <ufunc/ufunc.hpp>
 
+#include "timing_note.hpp"
+
 #include <cfloat>
 #include <chrono>
 #include <cmath>
@@ -96,6 +98,7 @@ int main() {
   std::printf("  ufunc:                     %8.3f ms per call\n", ufunc_ms);
   std::printf("  single-threaded host loop: %8.3f ms per call\n", loop_ms);
   std::printf("  speedup: %.1fx\n", loop_ms / ufunc_ms);
+  print_timing_note();
   if (bad != 0) {
     std::printf("gaussian_pdf: FAILED (%zu mismatches)\n", bad);
     return 1;
