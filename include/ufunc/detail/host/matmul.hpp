@@ -50,9 +50,9 @@ UFUNC_HOST_INLINE inline void micro_kernel(const A* __restrict__ ap, const A* __
   for (index_t q = 0; q < kn; ++q) {
     const A* b = bp + q * NR;
     const A* a = ap + q * MR;
-#pragma GCC unroll 16
+UFUNC_HOST_UNROLL(16)
     for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 64
+UFUNC_HOST_UNROLL(64)
       for (int j = 0; j < NR; ++j) acc[i][j] += a[i] * b[j];
   }
   for (int i = 0; i < MR; ++i)

@@ -34,6 +34,15 @@
 #  define UFUNC_HOST_INLINE
 #endif
 
+// Unrolls the next loop n times (GCC, clang); nothing where the pragma is unknown
+// (nvcc's front end warns about GCC pragmas; MSVC).
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#  define UFUNC_HOST_PRAGMA(x) _Pragma(#x)
+#  define UFUNC_HOST_UNROLL(n) UFUNC_HOST_PRAGMA(GCC unroll n)
+#else
+#  define UFUNC_HOST_UNROLL(n)
+#endif
+
 namespace ufunc::detail::host {
 
 /// The vector registers' bytes of the translation unit's own target.
