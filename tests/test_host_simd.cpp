@@ -44,8 +44,11 @@ std::vector<host::simd_isa> runnable() {
   return v;
 }
 
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+// Bit for bit, except that any NaN matches any NaN: which operand's NaN an x86
+// instruction passes on depends on the operand order the compiler chose, which
+// may differ between a vector loop and a scalar one.
+bool same_bits(float a, float b) { return (a != a && b != b) || std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) { return (a != a && b != b) || std::memcmp(&a, &b, sizeof a) == 0; }
 bool same_bits(std::int64_t a, std::int64_t b) { return a == b; }
 
 template <class T>

@@ -1,17 +1,19 @@
-// The instruction set of the host backend's elementwise loops, chosen at run time.
-// A header library is compiled with its user's flags, and the default x86-64
-// target (SSE2) leaves 3/4 of an AVX-512 core's vector width unused: NumPy
-// dispatches its loops at run time, and so do we. With GCC on x86-64, when the
-// translation unit's own target has neither AVX2 nor FMA (the default build),
-// the loops of contiguous elementwise calls are also compiled for AVX2 and for
-// AVX-512 (F, BW, DQ, VL) and the widest set the CPU and OS support runs. Results are bit for bit the same on
-// every path: the clones are compiled with fp-contract off (no a * b + c fused
-// into an FMA, which the baseline cannot do either), and vector IEEE operations
-// round as the scalar ones do. A user who chooses -mavx2, -mfma or -march=...
-// gets exactly that code and no dispatch. UFUNC_HOST_SIMD=baseline|avx2|avx512
+// The instruction set of the host backend's loops, chosen at run time. A header
+// library is compiled with its user's flags, and the default x86-64 target
+// (SSE2) leaves 3/4 of an AVX-512 core's vector width unused: NumPy dispatches
+// its loops at run time, and so do we. With GCC on x86-64, when the translation
+// unit's own target has neither AVX2 nor FMA (the default build), the loops of
+// contiguous elementwise calls (and of mapped reductions' leaves, and matmul's
+// micro-kernel) are also compiled for AVX2 and for AVX-512 (F, BW, DQ, VL), and
+// the widest set the CPU and OS support runs. simd_run's results are bit for bit
+// the same on every path, NaN payloads aside: its clones are compiled with
+// fp-contract off (no a * b + c fused into an FMA, which the baseline cannot do
+// either), and vector IEEE operations round as the scalar ones do
+// (simd_run_fused, for matmul, allows FMA). A user who chooses -mavx2, -mfma or
+// -march=... gets exactly that code and no dispatch. UFUNC_HOST_SIMD=baseline|avx2
 // in the environment caps the choice (read once); UFUNC_NO_HOST_DISPATCH turns
 // the clones off at compile time (their cost: two more compilations of each
-// contiguous elementwise loop; docs/ARCHITECTURE.md has the figures).
+// cloned loop; docs/ARCHITECTURE.md has the figures).
 #pragma once
 
 #include <atomic>
