@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
   // elements against a double loop (tolerance: n eps of sum |a||b|, float's
   // bound for any summation order, far above what a blocked sum reaches).
   std::printf("%-13s %9s %11s %11s\n", "workload", "n", "ufunc us", "GFLOP/s");
-  for (const ufunc::index_t n : quick ? std::vector<ufunc::index_t>{256, 1024} : std::vector<ufunc::index_t>{256, 1024, 2048}) {
+  for (const ufunc::index_t n : quick ? std::vector<ufunc::index_t>{256, 512} : std::vector<ufunc::index_t>{256, 1024, 2048}) {
     const auto un = static_cast<std::size_t>(n);
     std::vector<float> ha(un * un), hb(un * un);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
