@@ -161,9 +161,11 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
   // next), the pairwise tree kept in O(w log R) memory.
   // Outputs advanced together: up to 1024 (a row of 4 KiB read at a time; 256
   // read column sums at two thirds of NumPy's speed), fewer when that leaves a
-  // thread without work. Each output's order of operations is the same for
-  // every width, so results do not depend on it (nor on the thread count).
-  constexpr index_t W_max = 1024;
+  // thread without work, and no more bases than 16 KiB of stack hold (many
+  // inputs). Each output's order of operations is the same for every width, so
+  // results do not depend on it (nor on the thread count).
+  constexpr index_t W_max =
+      std::max<index_t>(64, std::min<index_t>(1024, 16384 / static_cast<index_t>(sizeof(typename Src::base_t))));
   index_t W = 64;
   while (W < W_max && W * 2 * parallel_slots() <= K) W *= 2;
   const index_t nblocks = (R + cascade_block - 1) / cascade_block;
