@@ -166,8 +166,8 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
   // results do not depend on it (nor on the thread count).
   constexpr index_t W_max =
       std::max<index_t>(64, std::min<index_t>(1024, 16384 / static_cast<index_t>(sizeof(typename Src::base_t))));
-  index_t W = 64;
-  while (W < W_max && W * 2 * parallel_slots() <= K) W *= 2;
+  index_t W = 64;  // doubled while the double fits b[W_max] (W_max need not be a power of two)
+  while (W * 2 <= W_max && W * 2 * parallel_slots() <= K) W *= 2;
   const index_t nblocks = (R + cascade_block - 1) / cascade_block;
   std::size_t nlev = 1;  // levels 0..nlev-1 hold the counter's bits: 2^nlev > nblocks
   while ((index_t(1) << nlev) <= nblocks) ++nlev;
