@@ -416,3 +416,22 @@ TEST_CASE("errors: cuda_error and value_error") {
   CHECK_NOTHROW(ufunc::synchronize());
 #endif
 }
+
+TEST_CASE("call rule: every control kind is counted for 'at most once', one added after unsafe_cast too") {
+  using namespace ufunc::detail;
+  // A kind the enum does not have yet (the next bit after unsafe_cast): the rule
+  // must refuse it twice and take it once, as it does the kinds it knows.
+  constexpr auto next = static_cast<control>(static_cast<unsigned>(c_unsafe_cast) << 1);
+  constexpr control_list twice{{not_control, not_control, next, c_keepdims, next}, 5};
+  constexpr control_list once{{not_control, c_unsafe_cast, next, c_keepdims}, 4};
+  constexpr control_list twice_cast{{not_control, c_unsafe_cast, c_unsafe_cast}, 3};
+  constexpr control_list two_outs{{not_control, c_out, c_out}, 3};  // out has a message of its own
+  static_assert(!twice.once_each(), "a new kind given twice");
+  static_assert(once.once_each(), "each kind once");
+  static_assert(!twice_cast.once_each(), "unsafe_cast twice");
+  static_assert(two_outs.once_each(), "outs are counted by their own rule");
+  CHECK(!twice.once_each());
+  CHECK(once.once_each());
+  CHECK(!control_list_of<float, ufunc::keepdims_t, ufunc::keepdims_t>().once_each());
+  CHECK(control_list_of<float, float, ufunc::keepdims_t>().once_each());
+}
