@@ -441,3 +441,33 @@ TEST_CASE("array_view: a null pointer with a non-empty shape is refused when the
   const auto e = ufunc::host_array<float>(ufunc::shape{0});
   CHECK(e.view().size() == 0);
 }
+
+#if defined(UFUNC_BACKEND_CUDA)
+TEST_CASE("array: device memory comes from the library's own pool; the device's default pool is untouched") {
+  // The default pool's release threshold is process-wide state that other
+  // cudaMallocAsync users set (PyTorch's async allocator): ufunc must not change it.
+  int dev = 0;
+  REQUIRE(cudaGetDevice(&dev) == cudaSuccess);
+  cudaMemPool_t def;
+  REQUIRE(cudaDeviceGetDefaultMemPool(&def, dev) == cudaSuccess);
+  std::uint64_t before = 0, mine = 12345 * 1024;
+  REQUIRE(cudaMemPoolGetAttribute(def, cudaMemPoolAttrReleaseThreshold, &before) == cudaSuccess);
+  REQUIRE(cudaMemPoolSetAttribute(def, cudaMemPoolAttrReleaseThreshold, &mine) == cudaSuccess);
+  std::uint64_t used_before = 0;
+  REQUIRE(cudaMemPoolGetAttribute(def, cudaMemPoolAttrUsedMemCurrent, &used_before) == cudaSuccess);
+  {
+    auto a = ufunc::full<float>(shape{1 << 20}, 2.0f);
+    const float s = ufunc::sum(a);
+    CHECK(s == doctest::Approx(2.0 * (1 << 20)));
+    // The array is not in the default pool: its in-use bytes did not grow.
+    std::uint64_t used = 0;
+    REQUIRE(cudaMemPoolGetAttribute(def, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess);
+    CHECK(used == used_before);
+  }
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  std::uint64_t after = 0;
+  REQUIRE(cudaMemPoolGetAttribute(def, cudaMemPoolAttrReleaseThreshold, &after) == cudaSuccess);
+  CHECK(after == mine);
+  REQUIRE(cudaMemPoolSetAttribute(def, cudaMemPoolAttrReleaseThreshold, &before) == cudaSuccess);
+}
+#endif
