@@ -78,4 +78,28 @@ inline constexpr bool cuda_backend = true;
 inline constexpr bool cuda_backend = false;
 #endif
 
+namespace detail {
+/// Facts of a target that generic code asks instead of testing
+/// `!std::is_same<Target, target::host>`: `is_device`, true for a target whose
+/// memory and work are on a device (its own devices, streams and events).
+template <class Target>
+struct target_traits;
+template <>
+struct target_traits<target::host> {
+  static constexpr bool is_device = false;
+};
+#if defined(UFUNC_BACKEND_CUDA)
+template <>
+struct target_traits<target::cuda> {
+  static constexpr bool is_device = true;
+};
+#endif
+
+/// The runtime of a target: devices, streams, events, pointer queries and peer
+/// copies, one specialisation per backend (detail/host/runtime.hpp,
+/// detail/cuda/runtime.hpp); public headers call it instead of the CUDA runtime.
+template <class Target>
+struct runtime;
+}  // namespace detail
+
 }  // namespace ufunc

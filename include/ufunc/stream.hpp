@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "config.hpp"
+#include "detail/cuda/runtime.hpp"  // the runtime seam: runtime<target::cuda> (CUDA builds only)
+#include "detail/host/runtime.hpp"  // runtime<target::host>
 #include "error.hpp"
 
 // libcu++'s non-owning handle, where the toolkit's CCCL has it (it needs the

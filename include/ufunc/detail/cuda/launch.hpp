@@ -1,7 +1,7 @@
-// Launch utilities every CUDA launcher shares: device attributes read once per
-// device and cached (thread-safe), grid sizing, the alignment test and the
-// register type for vector accesses, and the one "must be compiled by nvcc"
-// check. Host code (the register type is host-device); the device queries exist
+// Launch utilities every CUDA launcher shares: device attributes (the
+// runtime's per-device context, read once per device), grid sizing, the
+// alignment test and the register type for vector accesses, and the one "must
+// be compiled by nvcc" check. Host code (the register type is host-device); the device queries exist
 // in CUDA-backend builds only.
 #pragma once
 
@@ -14,33 +14,18 @@
 
 #include "../../config.hpp"
 #include "../../error.hpp"
+#include "runtime.hpp"
 
 namespace ufunc::detail::cuda_launch {
 
 #if defined(UFUNC_BACKEND_CUDA)
-/// Attributes of one device that launchers size grids with.
-struct device_attributes {
-  int sm_count = 0;     ///< multiprocessors
-  int smem_optin = 0;   ///< most shared memory a block may opt in to (bytes)
-};
+/// Attributes of one device that launchers size grids with: the per-device
+/// context of the runtime (detail/cuda/runtime.hpp), read once per device.
+using device_attributes = runtime<target::cuda>::device_context;
 
 /// The current device's attributes: read on first use per device, then cached.
 /// Safe to call from several host threads at once.
-inline const device_attributes& current_device() {
-  constexpr int max_devices = 64;
-  static std::array<device_attributes, max_devices> cache;
-  static std::array<std::once_flag, max_devices> once;
-  int dev = 0;
-  UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
-  if (dev < 0 || dev >= max_devices) throw cuda_error("ufunc: device ordinal out of range", 0);
-  std::call_once(once[static_cast<std::size_t>(dev)], [dev] {
-    device_attributes a;
-    UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&a.sm_count, cudaDevAttrMultiProcessorCount, dev));
-    UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&a.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    cache[static_cast<std::size_t>(dev)] = a;
-  });
-  return cache[static_cast<std::size_t>(dev)];
-}
+inline const device_attributes& current_device() { return runtime<target::cuda>::current_context(); }
 
 /// Multiprocessors of the current device.
 inline int sm_count() { return current_device().sm_count; }

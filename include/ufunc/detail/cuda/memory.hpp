@@ -1,0 +1,136 @@
+// The CUDA backend's memory: memory<target::cuda> (stream-ordered device
+// allocations from the library's own pool per device, raw copies, fills, the
+// ordering of a free after another stream's reads) and page_locked<target::cuda>
+// (pinned host memory, cudaMallocHost). A part of detail/memory.hpp, which
+// includes it in CUDA-backend builds after the allocation hooks, bytes_str and
+// memory<target::host> it uses; not included on its own.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "../../config.hpp"
+#include "../../error.hpp"
+#include "../../stream.hpp"
+
+namespace ufunc::detail {
+
+template <>
+struct memory<target::cuda> {
+  static void* allocate(std::size_t bytes, stream_ref s = {}) {
+    if (bytes == 0) return nullptr;
+    allocation_hook_before("device memory", bytes);
+    int dev = 0;
+    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+    cudaMemPool_t pool = pool_of(dev);
+    void* p = nullptr;
+    cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool, s.get());
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      // Memory cached by the pool may be what is missing: wait for pending frees,
+      // give cached memory back and try once more.
+      UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+      UFUNC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+      err = cudaMallocFromPoolAsync(&p, bytes, pool, s.get());
+    }
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      // A failed request can leave the pool holding what it reserved for it (the
+      // release threshold would keep it there): give it back before reporting.
+      UFUNC_CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
+      std::size_t free_b = 0, total_b = 0;
+      UFUNC_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+      throw out_of_memory("ufunc: cannot allocate " + bytes_str(bytes) + " on CUDA device " + std::to_string(dev) +
+                          "; free " + bytes_str(free_b) + " of " + bytes_str(total_b));
+    }
+    UFUNC_CUDA_CHECK(err);
+    allocation_hook_made();
+    return p;
+  }
+  static void deallocate(void* p, stream_ref s = {}) noexcept {
+    if (!p) return;
+    allocation_hook_freed();
+    // Destructors must not throw; errors here (e.g. at process teardown, when the
+    // runtime is already unloading) are cleared and ignored.
+    if (cudaFreeAsync(p, s.get()) != cudaSuccess) (void)cudaGetLastError();
+  }
+  static void copy(void* dst, const void* src, std::size_t bytes, stream_ref s = {}) {
+    if (bytes) UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s.get()));
+  }
+  /// Returns once `src` may be reused (pageable sources are staged by the runtime).
+  static void copy_from_host(void* dst, const void* src, std::size_t bytes, stream_ref s = {}) {
+    if (bytes) UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s.get()));
+  }
+  /// Synchronous: returns when `dst` holds the data.
+  static void copy_to_host(void* dst, const void* src, std::size_t bytes, stream_ref s = {}) {
+    if (bytes) UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s.get()));
+    UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+  }
+  static void fill_bytes(void* dst, unsigned char value, std::size_t bytes, stream_ref s = {}) {
+    if (bytes) UFUNC_CUDA_CHECK(cudaMemsetAsync(dst, value, bytes, s.get()));
+  }
+  /// Work enqueued on `later` from now on waits for the work enqueued on `s` so
+  /// far: a free on `later` of memory that `s` still reads is then safe.
+  static void order_after(stream_ref later, stream_ref s) {
+    if (later.get() == s.get()) return;
+    cudaEvent_t ev;
+    UFUNC_CUDA_CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    const cudaError_t rec = cudaEventRecord(ev, s.get());
+    const cudaError_t wait = rec == cudaSuccess ? cudaStreamWaitEvent(later.get(), ev, 0) : rec;
+    (void)cudaEventDestroy(ev);
+    UFUNC_CUDA_CHECK(wait);
+  }
+
+ private:
+  static constexpr int max_devices = 64;
+  // The library's own stream-ordered pool on `dev` (cudaMemPoolCreate), set to
+  // keep freed memory cached. Not the device's default pool: its release
+  // threshold is process-wide state that cudaMallocAsync users beside ufunc
+  // (PyTorch's async allocator, user code) rely on, and it stays untouched.
+  // Never destroyed: arrays freed during static destruction still find it, and
+  // the driver reclaims it with the context.
+  static cudaMemPool_t pool_of(int dev) {
+    static cudaMemPool_t pools[max_devices] = {};
+    static std::once_flag once[max_devices];
+    if (dev < 0 || dev >= max_devices) throw cuda_error("ufunc: device ordinal out of range", 0);
+    std::call_once(once[dev], [dev] {
+      cudaMemPoolProps props{};
+      props.allocType = cudaMemAllocationTypePinned;
+      props.handleTypes = cudaMemHandleTypeNone;
+      props.location.type = cudaMemLocationTypeDevice;
+      props.location.id = dev;
+      cudaMemPool_t pool;
+      UFUNC_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+      std::uint64_t keep = UINT64_MAX;
+      UFUNC_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+      pools[dev] = pool;
+    });
+    return pools[dev];
+  }
+};
+
+/// Page-locked host memory on the CUDA backend (pinned_memory's, detail/memory.hpp):
+/// cudaMallocHost, so copies to and from the device run at full link speed and
+/// asynchronously.
+template <>
+struct page_locked<target::cuda> {
+  static void* allocate(std::size_t bytes) {
+    allocation_hook_before("pinned host memory", bytes);
+    void* p = nullptr;
+    const cudaError_t err = cudaMallocHost(&p, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      throw out_of_memory("ufunc: cannot allocate " + bytes_str(bytes) + " of page-locked host memory");
+    }
+    UFUNC_CUDA_CHECK(err);
+    allocation_hook_made();
+    return p;
+  }
+  static void deallocate(void* p) noexcept {
+    allocation_hook_freed();
+    if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
+  }
+};
+
+}  // namespace ufunc::detail
