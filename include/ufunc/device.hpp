@@ -8,6 +8,7 @@
 #include "config.hpp"
 #include "error.hpp"
 #include "detail/memory.hpp"
+#include "stream.hpp"
 
 namespace ufunc {
 
@@ -27,28 +28,15 @@ struct device_info {
 /// The CUDA devices visible to this process (empty when there are none, or on
 /// the host backend, which has no devices).
 inline std::vector<device_info> devices() {
+  using rt = detail::runtime<target::device>;
   std::vector<device_info> out;
-#if defined(UFUNC_BACKEND_CUDA)
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {  // no driver or no device: nothing to list
-    (void)cudaGetLastError();
-    return out;
-  }
+  const int n = rt::device_count();  // no driver or no device: 0; the host backend: -1, none to list
   for (int i = 0; i < n; ++i) {
-    cudaDeviceProp p{};
-    UFUNC_CUDA_CHECK(cudaGetDeviceProperties(&p, i));
     device_info d;
     d.id = i;
-    d.name = p.name;
-    d.total_memory = p.totalGlobalMem;
-    d.multiprocessors = p.multiProcessorCount;
-    d.cc_major = p.major;
-    d.cc_minor = p.minor;
-    UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&d.memory_clock_khz, cudaDevAttrMemoryClockRate, i));
-    UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&d.memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, i));
+    rt::describe_device(i, d);
     out.push_back(std::move(d));
   }
-#endif
   return out;
 }
 
@@ -56,11 +44,7 @@ inline std::vector<device_info> devices() {
 inline bool device_available() { return !devices().empty(); }
 
 /// Blocks until all work on the current device has finished (no-op on the host backend).
-inline void synchronize() {
-#if defined(UFUNC_BACKEND_CUDA)
-  UFUNC_CUDA_CHECK(cudaDeviceSynchronize());
-#endif
-}
+inline void synchronize() { detail::runtime<target::device>::device_synchronize(); }
 
 
 /// Bounds the device memory a call that streams host data may take for its

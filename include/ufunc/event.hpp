@@ -62,10 +62,7 @@ template <>
 class basic_event<target::cuda> {
  public:
   basic_event() : basic_event(event_flags::timing) {}
-  explicit basic_event(event_flags f) : flags_(f) {
-    UFUNC_CUDA_CHECK(cudaEventCreateWithFlags(&e_, f == event_flags::disable_timing ? cudaEventDisableTiming
-                                                                                    : cudaEventDefault));
-  }
+  explicit basic_event(event_flags f) : flags_(f) { e_ = rt::event_create(f != event_flags::disable_timing); }
   basic_event(const basic_event&) = delete;
   basic_event& operator=(const basic_event&) = delete;
   basic_event(basic_event&& o) noexcept
@@ -83,34 +80,30 @@ class basic_event<target::cuda> {
 
   void record(stream_ref s = {}) {
     check_valid("record");
-    UFUNC_CUDA_CHECK(cudaEventRecord(e_, s.get()));
+    rt::event_record(e_, s.get());
     recorded_ = true;
   }
   void synchronize() const {
     check_valid("synchronize");
-    UFUNC_CUDA_CHECK(cudaEventSynchronize(e_));
+    rt::event_synchronize(e_);
   }
   /// True when the work before the latest `record` has finished (or it was never recorded).
   bool ready() const {
     check_valid("ready");
-    const cudaError_t err = cudaEventQuery(e_);
-    if (err == cudaErrorNotReady) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    UFUNC_CUDA_CHECK(err);
-    return true;
+    return rt::event_ready(e_);
   }
   bool recorded() const noexcept { return recorded_; }
   event_flags get_flags() const noexcept { return flags_; }
   cudaEvent_t get() const noexcept { return e_; }
 
  private:
+  using rt = detail::runtime<target::cuda>;
+
   void check_valid(const char* what) const {
     if (!e_) throw value_error(std::string("ufunc::event::") + what + ": the event was moved from");
   }
   void destroy() noexcept {
-    if (e_ && cudaEventDestroy(e_) != cudaSuccess) (void)cudaGetLastError();
+    rt::event_destroy(e_);
     e_ = nullptr;
   }
 
@@ -147,28 +140,17 @@ double elapsed_ms(const basic_event<Target>& start, const basic_event<Target>& s
   if constexpr (std::is_same_v<Target, target::host>) {
     return std::chrono::duration<double, std::milli>(stop.time_point() - start.time_point()).count();
   }
-#if defined(UFUNC_BACKEND_CUDA)
   else {
     start.synchronize();
     stop.synchronize();
-    float ms = 0.0f;
-    UFUNC_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    return static_cast<double>(ms);
+    return detail::runtime<Target>::event_elapsed_ms(start.get(), stop.get());
   }
-#endif
 }
 
 /// Makes all work issued to `s` after this call wait until `e` (its latest
 /// recording) has completed, without blocking the host: the way to use on one
 /// stream what another stream produced. A no-op on the host backend.
-inline void stream_wait(stream_ref s, const event& e) {
-#if defined(UFUNC_BACKEND_CUDA)
-  UFUNC_CUDA_CHECK(cudaStreamWaitEvent(s.get(), e.get(), 0));
-#else
-  (void)s;
-  (void)e;
-#endif
-}
+inline void stream_wait(stream_ref s, const event& e) { detail::runtime<target::device>::stream_wait(s.get(), e); }
 
 /// Times work on a stream with a pair of events, so what is measured is the
 /// device's execution, not the time the host took to enqueue it:

@@ -66,11 +66,7 @@ class stream_ref {
   constexpr cudaStream_t get() const noexcept { return s_; }
   /// Blocks the host until all work queued on the stream has finished (on the
   /// host backend: returns at once, the work is done).
-  void synchronize() const noexcept(!cuda_backend) {
-#if defined(UFUNC_BACKEND_CUDA)
-    UFUNC_CUDA_CHECK(cudaStreamSynchronize(s_));
-#endif
-  }
+  void synchronize() const noexcept(!cuda_backend) { detail::runtime<target::device>::stream_synchronize(s_); }
 
  private:
   cudaStream_t s_ = nullptr;
@@ -96,25 +92,17 @@ class stream {
   };
 
   stream() : stream(blocking) {}
-  explicit stream(flags f) : flags_(f) {
-#if defined(UFUNC_BACKEND_CUDA)
-    UFUNC_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, f == non_blocking ? cudaStreamNonBlocking : cudaStreamDefault));
-#endif
-  }
+  explicit stream(flags f) : flags_(f) { s_ = rt::stream_create(f == non_blocking); }
   stream(const stream&) = delete;
   stream& operator=(const stream&) = delete;
   stream(stream&& o) noexcept : flags_(o.flags_) {
-#if defined(UFUNC_BACKEND_CUDA)
     s_ = std::exchange(o.s_, nullptr);
-#endif
     o.flags_ = blocking;
   }
   stream& operator=(stream&& o) noexcept {
     if (this != &o) {
       destroy();
-#if defined(UFUNC_BACKEND_CUDA)
       s_ = std::exchange(o.s_, nullptr);
-#endif
       flags_ = std::exchange(o.flags_, blocking);
     }
     return *this;
@@ -122,13 +110,7 @@ class stream {
   ~stream() { destroy(); }
 
   /// The CUDA handle (null on the host backend, where the stream is a placeholder).
-  cudaStream_t get() const noexcept {
-#if defined(UFUNC_BACKEND_CUDA)
-    return s_;
-#else
-    return nullptr;
-#endif
-  }
+  cudaStream_t get() const noexcept { return s_; }
   stream_ref ref() const noexcept { return stream_ref(get()); }
   operator stream_ref() const noexcept { return ref(); }  // NOLINT: implicit by design
 #if UFUNC_HAS_CUDA_STREAM_REF
@@ -141,30 +123,18 @@ class stream {
   void synchronize() const { ref().synchronize(); }
 
   /// True when all work queued on the stream has finished (does not block).
-  bool ready() const {
-#if defined(UFUNC_BACKEND_CUDA)
-    const cudaError_t err = cudaStreamQuery(s_);
-    if (err == cudaErrorNotReady) {
-      (void)cudaGetLastError();  // not an error: the stream is busy
-      return false;
-    }
-    UFUNC_CUDA_CHECK(err);
-#endif
-    return true;
-  }
+  bool ready() const { return rt::stream_ready(s_); }
 
  private:
+  using rt = detail::runtime<target::device>;
+
   void destroy() noexcept {
-#if defined(UFUNC_BACKEND_CUDA)
     // Never throws (a destructor); a failure, e.g. at process teardown, is cleared.
-    if (s_ && cudaStreamDestroy(s_) != cudaSuccess) (void)cudaGetLastError();
+    rt::stream_destroy(s_);
     s_ = nullptr;
-#endif
   }
 
-#if defined(UFUNC_BACKEND_CUDA)
-  cudaStream_t s_ = nullptr;
-#endif
+  cudaStream_t s_ = nullptr;  // null on the host backend (its runtime makes no streams)
   flags flags_ = blocking;
 };
 
