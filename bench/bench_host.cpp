@@ -7,10 +7,17 @@
 // sum against a double loop within the README bound, the pdf against the loop
 // bit for bit). NumPy (and numexpr, Numba where installed) on the same sizes:
 // bench/peers/host_peers.py. Then float32 matmul (n, n) @ (n, n) in GFLOP/s
-// (NumPy's np.matmul in host_peers.py).
+// (NumPy's np.matmul in host_peers.py), and (issue 37, item 3) against a
+// serial loop of the same arithmetic and NumPy: sums of an (n, n) matrix along
+// axis 0 and axis 1; a lazy expression of four calls evaluated into out,
+// exp(-0.5 ((x - a)^2 + (y - b)^2)) * w (numexpr's one-string form in the
+// peers); a pairwise kernel sum, out[i] = sum_j exp(-|p_i - q_j|^2 / 2) b_j
+// for points in 3-D (NumPy: broadcasting in blocks of rows).
 //   usage: bench_host [--quick] [--max E] [--csv file]
 //   (quick: up to 2^20, fewer repetitions; --max: up to 2^E)
 #include <ufunc/ufunc.hpp>
+
+#include <cuda/std/array>
 
 #include <algorithm>
 #include <chrono>
@@ -192,6 +199,171 @@ int main(int argc, char** argv) {
     const double mm = median(t_mm), gflops = 2.0 * double(n) * double(n) * double(n) / mm / 1e3;
     std::printf("%-13s %9zu %11.1f %11.1f\n", "matmul", un, mm, gflops);
     if (csv) std::fprintf(csv, "matmul,%zu,%d,ufunc,%.3f,%.3f\n", un, threads, mm, gflops);
+  }
+  // Axis sums of an (n, n) float32 matrix: axis 0 (column sums, the rows read
+  // in order) and axis 1 (row sums); the loops are the plain serial ones a user
+  // writes (axis 0: one row added into a vector of n partials at a time).
+  std::printf("%-13s %9s %11s %11s %9s\n", "workload", "n x n", "ufunc us", "loop us", "vs loop");
+  for (const ufunc::index_t n : quick ? std::vector<ufunc::index_t>{256, 1024} : std::vector<ufunc::index_t>{256, 1024, 4096}) {
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<float> h(un * un);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (auto& v : h) v = u(rng);
+    const auto a = ufunc::asarray<H>(h, ufunc::shape{n, n});
+    auto r = ufunc::empty<float, H>(ufunc::shape{n});
+    std::vector<float> rl(un);
+    for (int ax = 0; ax < 2; ++ax) {
+      ufunc::sum(a, ufunc::axis(ax), ufunc::out(r));
+      for (std::size_t k = 0; k < un; ++k) {  // check against a double sum, the README bound
+        double want = 0, mag = 0;
+        for (std::size_t i = 0; i < un; ++i) {
+          const double v = ax == 0 ? h[i * un + k] : h[k * un + i];
+          want += v, mag += std::fabs(v);
+        }
+        if (std::fabs(r.data()[k] - want) > (std::log2(double(n)) + 32) * 5.96e-8 * mag) {
+          std::printf("FAILED: sum axis %d of %zu x %zu at %zu: %.9g against %.9g\n", ax, un, un, k, r.data()[k], want);
+          ok = false;
+          break;
+        }
+      }
+      std::vector<double> t_u, t_l;
+      volatile float sink = 0;
+      for (int rep = 0; rep < (quick ? 5 : 15); ++rep) {
+        auto t0 = clk::now();
+        ufunc::sum(a, ufunc::axis(ax), ufunc::out(r));
+        t_u.push_back(us_since(t0));
+        t0 = clk::now();
+        if (ax == 0) {
+          std::fill(rl.begin(), rl.end(), 0.0f);
+          for (std::size_t i = 0; i < un; ++i)
+            for (std::size_t k = 0; k < un; ++k) rl[k] += h[i * un + k];
+        } else {
+          for (std::size_t k = 0; k < un; ++k) {
+            float acc = 0;
+            for (std::size_t i = 0; i < un; ++i) acc += h[k * un + i];
+            rl[k] = acc;
+          }
+        }
+        sink = rl[un / 2];
+        t_l.push_back(us_since(t0));
+      }
+      (void)sink;
+      const double mu = median(t_u), ml = median(t_l);
+      const char* w = ax == 0 ? "sum_axis0" : "sum_axis1";
+      std::printf("%-13s %9zu %11.1f %11.1f %8.2fx\n", w, un, mu, ml, ml / mu);
+      if (csv) {
+        const double gb = static_cast<double>(un * un) * 4 / 1e3;
+        std::fprintf(csv, "%s,%zu,%d,ufunc,%.3f,%.3f\n", w, un, threads, mu, gb / mu);
+        std::fprintf(csv, "%s,%zu,1,serial_loop,%.3f,%.3f\n", w, un, ml, gb / ml);
+      }
+    }
+  }
+  // A lazy expression of four calls, one pass into out: the serial loop computes
+  // the same float arithmetic (so the bits agree).
+  const auto f_sub = ufunc::vectorize<H>([](float p, float q) { return p - q; }, "sub");
+  const auto f_sq2 = ufunc::vectorize<H>([](float p, float q) { return p * p + q * q; }, "sum_of_squares");
+  const auto f_wexp = ufunc::vectorize<H>([](float r2, float w) { return ufunc::math::exp(-0.5f * r2) * w; }, "weighted_exp");
+  std::printf("%-13s %9s %11s %11s %9s\n", "workload", "n", "ufunc us", "loop us", "vs loop");
+  for (int e = 12; e <= top; e += 4) {
+    const std::size_t n = std::size_t(1) << e;
+    const auto sn = ufunc::shape{static_cast<ufunc::index_t>(n)};
+    std::vector<float> hx(n), hy(n), hw(n), yl(n);
+    std::uniform_real_distribution<float> u(-2.f, 2.f);
+    for (std::size_t i = 0; i < n; ++i) hx[i] = u(rng), hy[i] = u(rng), hw[i] = u(rng);
+    const float ca = 0.25f, cb = -0.5f;
+    const auto x = ufunc::asarray<H>(hx, sn), yv = ufunc::asarray<H>(hy, sn), w = ufunc::asarray<H>(hw, sn);
+    auto out = ufunc::empty<float, H>(sn);
+    const auto expr = f_wexp.lazy(f_sq2.lazy(f_sub.lazy(x, ca), f_sub.lazy(yv, cb)), w);
+    const auto loop = [&] {
+      for (std::size_t i = 0; i < n; ++i) {
+        const float p = hx[i] - ca, q = hy[i] - cb;
+        yl[i] = ufunc::math::exp(-0.5f * (p * p + q * q)) * hw[i];
+      }
+    };
+    ufunc::evaluate(expr, ufunc::out(out));
+    loop();
+    if (std::memcmp(out.data(), yl.data(), n * sizeof(float)) != 0) {
+      std::printf("FAILED: the lazy expression differs from the loop at n = %zu\n", n);
+      ok = false;
+    }
+    std::vector<double> t_u, t_l;
+    for (int rep = 0; rep < (quick ? 5 : e <= 20 ? 31 : 9); ++rep) {
+      auto t0 = clk::now();
+      ufunc::evaluate(expr, ufunc::out(out));
+      t_u.push_back(us_since(t0));
+      t0 = clk::now();
+      loop();
+      t_l.push_back(us_since(t0));
+    }
+    const double mu = median(t_u), ml = median(t_l);
+    std::printf("%-13s %9zu %11.1f %11.1f %8.2fx\n", "lazy_expr", n, mu, ml, ml / mu);
+    if (csv) {
+      std::fprintf(csv, "lazy_expr,%zu,%d,ufunc,%.3f,%.3f\n", n, threads, mu, static_cast<double>(n) / mu);
+      std::fprintf(csv, "lazy_expr,%zu,1,serial_loop,%.3f,%.3f\n", n, ml, static_cast<double>(n) / ml);
+    }
+  }
+  // Pairwise kernel sum in 3-D: m = n sources, out[i] = sum_j exp(-|p_i - q_j|^2 / 2) b_j.
+  using P3 = cuda::std::array<float, 3>;
+  const auto kde = ufunc::map_reduce(
+      [](const P3& p, const P3& q, float b) {
+        const float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+        return ufunc::math::exp(-0.5f * (dx * dx + dy * dy + dz * dz)) * b;
+      },
+      ufunc::plus{});
+  std::printf("%-13s %9s %11s %11s %9s %11s\n", "workload", "n = m", "ufunc us", "loop us", "vs loop", "Gpairs/s");
+  for (const ufunc::index_t n : quick ? std::vector<ufunc::index_t>{256, 1024} : std::vector<ufunc::index_t>{256, 1024, 4096}) {
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<float> hp(3 * un), hq(3 * un), hb(un), rl(un);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (auto& v : hp) v = u(rng);
+    for (auto& v : hq) v = u(rng);
+    for (auto& v : hb) v = u(rng) * 0.5f + 0.5f;
+    const auto P = ufunc::asarray<H>(hp, ufunc::shape{n, 1, 3}), Q = ufunc::asarray<H>(hq, ufunc::shape{1, n, 3});
+    const auto B = ufunc::asarray<H>(hb, ufunc::shape{1, n});
+    auto r = ufunc::empty<float, H>(ufunc::shape{n});
+    const auto loop = [&] {
+      for (std::size_t i = 0; i < un; ++i) {
+        float acc = 0;
+        for (std::size_t j = 0; j < un; ++j) {
+          const float dx = hp[3 * i] - hq[3 * j], dy = hp[3 * i + 1] - hq[3 * j + 1], dz = hp[3 * i + 2] - hq[3 * j + 2];
+          acc += ufunc::math::exp(-0.5f * (dx * dx + dy * dy + dz * dz)) * hb[j];
+        }
+        rl[i] = acc;
+      }
+    };
+    kde(ufunc::vec<3>(P), ufunc::vec<3>(Q), B, ufunc::axis(1), ufunc::out(r));
+    for (std::size_t i = 0; i < un; i += std::max<std::size_t>(1, un / 64)) {  // against double, sum|term| bound
+      double want = 0, mag = 0;
+      for (std::size_t j = 0; j < un; ++j) {
+        double d2 = 0;
+        for (int k = 0; k < 3; ++k) {
+          const double d = double(hp[3 * i + k]) - hq[3 * j + k];
+          d2 += d * d;
+        }
+        const double t = std::exp(-0.5 * d2) * hb[j];
+        want += t, mag += std::fabs(t);
+      }
+      if (std::fabs(r.data()[i] - want) > (std::log2(double(n)) + 40) * 5.96e-8 * mag) {
+        std::printf("FAILED: pairwise %zu at %zu: %.9g against %.9g\n", un, i, r.data()[i], want);
+        ok = false;
+        break;
+      }
+    }
+    std::vector<double> t_u, t_l;
+    for (int rep = 0; rep < (quick ? 3 : 7); ++rep) {
+      auto t0 = clk::now();
+      kde(ufunc::vec<3>(P), ufunc::vec<3>(Q), B, ufunc::axis(1), ufunc::out(r));
+      t_u.push_back(us_since(t0));
+      t0 = clk::now();
+      loop();
+      t_l.push_back(us_since(t0));
+    }
+    const double mu = median(t_u), ml = median(t_l), pairs = double(n) * double(n);
+    std::printf("%-13s %9zu %11.1f %11.1f %8.2fx %11.3f\n", "pairwise_kde", un, mu, ml, ml / mu, pairs / mu / 1e3);
+    if (csv) {
+      std::fprintf(csv, "pairwise_kde,%zu,%d,ufunc,%.3f,%.3f\n", un, threads, mu, pairs / mu);
+      std::fprintf(csv, "pairwise_kde,%zu,1,serial_loop,%.3f,%.3f\n", un, ml, pairs / ml);
+    }
   }
   if (csv) std::fclose(csv);
   std::printf(ok ? "bench_host: all results checked\n" : "bench_host: FAILED\n");

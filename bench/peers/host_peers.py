@@ -3,7 +3,11 @@
 2^10..2^26 with NumPy (np.sum; the pdf as four eager calls into out, as a NumPy
 user writes it), numexpr (multi-threaded, where installed) and Numba's
 @vectorize(target='parallel') (where it imports); then float32 matmul with
-np.matmul at bench_host's sizes. Each result is checked against
+np.matmul at bench_host's sizes; sums of an (n, n) matrix along axis 0 and 1; the
+lazy expression exp(-0.5 ((x - a)^2 + (y - b)^2)) * w into out (NumPy's eager
+calls into out and temporaries; numexpr's one string); the pairwise kernel sum
+out[i] = sum_j exp(-|p_i - q_j|^2 / 2) b_j in 3-D (NumPy: broadcasting over
+blocks of 256 rows, then a matrix-vector product). Each result is checked against
 a float64 NumPy reference; medians of interleaved repetitions.
   usage: host_peers.py [--quick] [--csv file]
 """
@@ -94,6 +98,75 @@ for n in ([256, 512] if quick else [256, 1024, 2048]):
     med = sorted(t)[len(t) // 2] * 1e6
     rows.append(("matmul", n, "numpy", med))
     print(f"{'matmul':13s} {n:9d} {'numpy':>15s} {med:11.1f} {2.0 * n ** 3 / med / 1e3:9.1f}")
+
+
+def med_us(fn, reps):
+    t = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        t.append(time.perf_counter() - t0)
+    return sorted(t)[len(t) // 2] * 1e6
+
+
+print(f"{'workload':13s} {'n':>9s} {'impl':>15s} {'median us':>11s}")
+for n in ([256, 1024] if quick else [256, 1024, 4096]):
+    a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    for ax in (0, 1):
+        r = np.empty(n, np.float32)
+        np.sum(a, axis=ax, out=r)
+        ref = a.astype(np.float64).sum(axis=ax)
+        mag = np.abs(a).astype(np.float64).sum(axis=ax)
+        assert np.all(np.abs(r - ref) <= (np.log2(n) + 32) * 6e-8 * mag), "np.sum axis"
+        med = med_us(lambda: np.sum(a, axis=ax, out=r), 5 if quick else 15)
+        rows.append((f"sum_axis{ax}", n, "numpy", med))
+        print(f"{'sum_axis' + str(ax):13s} {n:9d} {'numpy':>15s} {med:11.1f}")
+ca, cb = np.float32(0.25), np.float32(-0.5)
+for e in range(12, top + 1, 4):
+    n = 1 << e
+    x, y, w = (rng.uniform(-2, 2, n).astype(np.float32) for _ in range(3))
+    out, t1 = np.empty_like(x), np.empty_like(x)
+
+    def np_lazy():  # into out, with one temporary: the way a careful NumPy user writes it
+        np.subtract(x, ca, out=out)
+        np.multiply(out, out, out=out)
+        np.subtract(y, cb, out=t1)
+        np.multiply(t1, t1, out=t1)
+        np.add(out, t1, out=out)
+        np.multiply(out, np.float32(-0.5), out=out)
+        np.exp(out, out=out)
+        np.multiply(out, w, out=out)
+
+    ref = np.exp(-0.5 * ((x.astype(np.float64) - 0.25) ** 2 + (y.astype(np.float64) + 0.5) ** 2)) * w
+    impls = {"numpy": np_lazy}
+    if "numexpr" in peers:
+        impls["numexpr"] = lambda: ne.evaluate("exp(-0.5 * ((x - ca) ** 2 + (y - cb) ** 2)) * w",
+                                               local_dict={"x": x, "y": y, "w": w, "ca": ca, "cb": cb}, out=out)
+    for name, fn in impls.items():
+        fn()
+        assert np.allclose(out, ref, rtol=1e-5, atol=1e-6), name
+        med = med_us(fn, 5 if quick else (31 if e <= 20 else 9))
+        rows.append(("lazy_expr", n, name, med))
+        print(f"{'lazy_expr':13s} {n:9d} {name:>15s} {med:11.1f}")
+for n in ([256, 1024] if quick else [256, 1024, 4096]):
+    p = rng.uniform(-1, 1, (n, 3)).astype(np.float32)
+    q = rng.uniform(-1, 1, (n, 3)).astype(np.float32)
+    b = (rng.uniform(-1, 1, n) * 0.5 + 0.5).astype(np.float32)
+    out = np.empty(n, np.float32)
+
+    def np_kde():
+        for i0 in range(0, n, 256):
+            d = p[i0:i0 + 256, None, :] - q[None, :, :]
+            k = np.exp(np.float32(-0.5) * np.einsum("ijk,ijk->ij", d, d))
+            out[i0:i0 + 256] = k @ b
+
+    np_kde()
+    d64 = p.astype(np.float64)[:, None, :] - q.astype(np.float64)[None, :, :]
+    t64 = np.exp(-0.5 * (d64 * d64).sum(-1)) * b
+    assert np.all(np.abs(out - t64.sum(1)) <= (np.log2(n) + 40) * 6e-8 * np.abs(t64).sum(1)), "numpy kde"
+    med = med_us(np_kde, 3 if quick else 7)
+    rows.append(("pairwise_kde", n, "numpy", med))
+    print(f"{'pairwise_kde':13s} {n:9d} {'numpy':>15s} {med:11.1f}")
 if csv_path:
     with open(csv_path, "w") as f:
         f.write("workload,n,impl,median_us\n")
