@@ -40,5 +40,40 @@ if ! python3 -c "import numpy" 2>/dev/null; then
     { sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"; $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-numpy >/dev/null 2>&1; } || true
   python3 -c "import numpy" 2>/dev/null || { echo "install-deps: could not install NumPy for $(command -v python3)" >&2; exit 1; }
 fi
+# DLPack's header for ufunc/interop.hpp's DLPack tests, unpacked into
+# .deps/dlpack/dlpack/dlpack.h (where CMake looks first) from the wheel of the
+# DLPack maintainers' PyPI package apache-tvm-ffi (tvm_ffi/include/dlpack/dlpack.h,
+# DLPack 1.3): Debian's libdlpack-dev is 0.6, without DLManagedTensorVersioned.
+# Only that file is taken; the package is not installed. Skipped when .deps has
+# it or the system has a dlpack.h of 1.0 or later; a failed download leaves the
+# DLPack tests out of the build (CMake says so) and is not an error.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+have_dlpack() {
+  [ -f "$root/.deps/dlpack/dlpack/dlpack.h" ] && return 0
+  for d in /usr/include /usr/local/include; do
+    grep -qs '#define DLPACK_MAJOR_VERSION [1-9]' "$d/dlpack/dlpack.h" && return 0
+  done
+  return 1
+}
+if ! have_dlpack; then
+  echo "== fetching: dlpack/dlpack.h (from the apache-tvm-ffi 0.1.15.post2 wheel, into .deps/dlpack)"
+  tmp=$(mktemp -d)
+  if python3 -m pip download -q --no-deps --only-binary=:all: apache-tvm-ffi==0.1.15.post2 -d "$tmp" >/dev/null 2>&1 &&
+     python3 - "$tmp" "$root/.deps/dlpack/dlpack" <<'EOF'
+import glob, os, sys, zipfile
+wheel = glob.glob(os.path.join(sys.argv[1], "apache_tvm_ffi-*.whl"))[0]
+with zipfile.ZipFile(wheel) as z:  # a wheel is a zip: read the one header
+    header = z.read("tvm_ffi/include/dlpack/dlpack.h")
+os.makedirs(sys.argv[2], exist_ok=True)
+with open(os.path.join(sys.argv[2], "dlpack.h"), "wb") as f:
+    f.write(header)
+EOF
+  then
+    echo "   $(grep -m1 '#define DLPACK_MAJOR_VERSION' "$root/.deps/dlpack/dlpack/dlpack.h")"
+  else
+    echo "install-deps: could not fetch dlpack.h (pip download of apache-tvm-ffi failed); the DLPack tests are left out" >&2
+  fi
+  rm -rf "$tmp"
+fi
 export PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null || { echo "install-deps: nvcc (CUDA Toolkit 13) not found; install the CUDA Toolkit" >&2; exit 1; }
