@@ -358,11 +358,12 @@ class reducer {
     if constexpr (compensate)
       if (p.partial) comp.push_back(ufunc::full<Acc, Target>(g.result, Acc(0), o.stream));
     // The fold of partials runs on the chunks' streams, one after the other.
+    using rt = runtime<Target>;
     struct event_holder {
       cudaEvent_t e = nullptr;
-      ~event_holder() { if (e) (void)cudaEventDestroy(e); }
+      ~event_holder() { rt::event_release(e); }
     } folded;
-    UFUNC_CUDA_CHECK(cudaEventCreateWithFlags(&folded.e, cudaEventDisableTiming));
+    folded.e = rt::event_create(false);
     std::vector<int> cax;  // the reduced axes of a chunk (chunk dim 0 is the chunked axis)
     if (p.partial) cax.push_back(0);
     for (int d = p.split; d < bshape.size(); ++d)
@@ -393,7 +394,7 @@ class reducer {
               ufunc::out(view_of(0, dst)), st);
       if (!p.partial) return;
       if (fold) {
-        UFUNC_CUDA_CHECK(cudaStreamWaitEvent(st.get(), folded.e, 0));
+        rt::stream_wait_event(st.get(), folded.e);
         const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
         auto fold_with = [&](const auto& fn) {
           run_elementwise<Target, Acc>(fn, rshape, cuda::std::make_tuple(r.data()),
@@ -414,7 +415,7 @@ class reducer {
           fold_with(fold_fn<acc_op<Acc, typename kt::op>>{op});
         }
       }
-      UFUNC_CUDA_CHECK(cudaEventRecord(folded.e, st.get()));
+      rt::event_record(folded.e, st.get());
     });
     if constexpr (compensate) {
       if (!comp.empty()) {

@@ -59,23 +59,13 @@ namespace detail {
 
 template <class Target>
 constexpr bool is_gpu_target() {
-  return !std::is_same_v<Target, target::host>;
+  return target_traits<Target>::is_device;
 }
 
 /// Devices present for Target (-1: no bound, the host target's labels).
 template <class Target>
 int device_count() {
-#if defined(UFUNC_BACKEND_CUDA)
-  if constexpr (is_gpu_target<Target>()) {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-      (void)cudaGetLastError();
-      n = 0;
-    }
-    return n;
-  }
-#endif
-  return -1;
+  return runtime<Target>::device_count();
 }
 
 /// A device set Target can shard over: ids in range and distinct; more than
@@ -93,30 +83,19 @@ void check_devices(const device_set& d, const char* what) {
 /// The CUDA device holding `p` (-1: not device memory, or the host target).
 template <class Target>
 int device_of(const void* p) {
-#if defined(UFUNC_BACKEND_CUDA)
-  if constexpr (is_gpu_target<Target>()) {
-    if (!p) return -1;
-    cudaPointerAttributes a{};
-    UFUNC_CUDA_CHECK(cudaPointerGetAttributes(&a, p));
-    return a.type == cudaMemoryTypeDevice ? a.device : -1;
-  }
-#endif
-  (void)p;
-  return -1;
+  return runtime<Target>::device_of(p);
 }
 
 /// Waits for all work on the device holding a plain operand, so that the
 /// sharded streams (which do not order with the caller's) read it complete.
 template <class Target>
 void wait_device_of(const void* p) {
-#if defined(UFUNC_BACKEND_CUDA)
   if constexpr (is_gpu_target<Target>()) {
     const int d = device_of<Target>(p);
     if (d < 0) return;
     device_guard<Target> g(d);
-    UFUNC_CUDA_CHECK(cudaDeviceSynchronize());
+    runtime<Target>::device_synchronize();
   }
-#endif
   (void)p;
 }
 
@@ -127,17 +106,10 @@ void wait_device_of(const void* p) {
 /// cudaErrorInvalidValue; the peer copy goes over NVLink/PCIe or is staged.
 template <class Target>
 void copy_any(void* dst, const void* src, std::size_t bytes, stream_ref s) {
-#if defined(UFUNC_BACKEND_CUDA)
   if constexpr (is_gpu_target<Target>()) {
-    if (!bytes) return;
-    const int dd = device_of<Target>(dst), sd = device_of<Target>(src);
-    if (dd >= 0 && sd >= 0 && dd != sd)
-      UFUNC_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dd, src, sd, bytes, s.get()));
-    else
-      UFUNC_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s.get()));
+    runtime<Target>::copy_any(dst, src, bytes, s.get());
     return;
   }
-#endif
   memory<target::host>::copy(dst, src, bytes, s);
 }
 

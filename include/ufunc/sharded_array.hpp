@@ -31,18 +31,7 @@ namespace ufunc {
 /// is made over the set, before anything is allocated.
 class device_set {
  public:
-  device_set() {
-#if defined(UFUNC_BACKEND_CUDA)
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-      (void)cudaGetLastError();
-      n = 0;
-    }
-    for (int i = 0; i < n; ++i) ids_.push_back(i);
-#else
-    ids_.push_back(0);
-#endif
-  }
+  device_set() : ids_(detail::runtime<target::device>::default_device_ids()) {}
   device_set(std::initializer_list<int> ids) : ids_(ids) {}
   explicit device_set(std::vector<int> ids) : ids_(std::move(ids)) {}
 
@@ -65,28 +54,12 @@ namespace detail {
 template <class Target>
 class device_guard {
  public:
-  explicit device_guard(int dev) {
-#if defined(UFUNC_BACKEND_CUDA)
-    if constexpr (!std::is_same_v<Target, target::host>) {
-      UFUNC_CUDA_CHECK(cudaGetDevice(&prev_));
-      if (prev_ != dev) UFUNC_CUDA_CHECK(cudaSetDevice(dev));
-      active_ = prev_ != dev;
-    }
-#else
-    (void)dev;
-#endif
-  }
+  explicit device_guard(int dev) : g_(dev) {}
   device_guard(const device_guard&) = delete;
   device_guard& operator=(const device_guard&) = delete;
-  ~device_guard() {
-#if defined(UFUNC_BACKEND_CUDA)
-    if (active_ && cudaSetDevice(prev_) != cudaSuccess) (void)cudaGetLastError();
-#endif
-  }
 
  private:
-  int prev_ = 0;
-  bool active_ = false;
+  typename runtime<Target>::device_guard g_;
 };
 
 /// The stream the sharded operations use on device `dev`: one non-blocking
@@ -95,19 +68,17 @@ class device_guard {
 /// exit are freed on it). The host target's is the placeholder stream.
 template <class Target>
 stream_ref shard_stream(int dev) {
-#if defined(UFUNC_BACKEND_CUDA)
-  if constexpr (!std::is_same_v<Target, target::host>) {
+  if constexpr (target_traits<Target>::is_device) {
     constexpr int max_devices = 64;
     static cudaStream_t streams[max_devices] = {};
     static std::once_flag once[max_devices];
     if (dev < 0 || dev >= max_devices) throw value_error("ufunc: device " + std::to_string(dev) + " is out of range");
     std::call_once(once[dev], [dev] {
       device_guard<Target> g(dev);
-      UFUNC_CUDA_CHECK(cudaStreamCreateWithFlags(&streams[dev], cudaStreamNonBlocking));
+      streams[dev] = runtime<Target>::stream_create(true);
     });
     return stream_ref(streams[dev]);
   }
-#endif
   (void)dev;
   return stream_ref();
 }
@@ -116,18 +87,7 @@ stream_ref shard_stream(int dev) {
 /// after all of them were waited for: the first one is thrown).
 template <class Target>
 void drain(const std::vector<int>& ids) {
-#if defined(UFUNC_BACKEND_CUDA)
-  if constexpr (!std::is_same_v<Target, target::host>) {
-    cudaError_t first = cudaSuccess;
-    for (int d : ids) {
-      device_guard<Target> g(d);
-      const cudaError_t e = cudaStreamSynchronize(shard_stream<Target>(d).get());
-      if (e != cudaSuccess && first == cudaSuccess) first = e;
-    }
-    UFUNC_CUDA_CHECK(first);
-  }
-#endif
-  (void)ids;
+  runtime<Target>::synchronize_streams(ids, [](int d) { return shard_stream<Target>(d).get(); });
 }
 
 }  // namespace detail

@@ -107,11 +107,24 @@ struct runtime<target::cuda> {
     return cache[static_cast<std::size_t>(dev)];
   }
 
+  /// The current device.
+  static int current_device() {
+    int dev = 0;
+    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+    return dev;
+  }
+
+  /// What the runtime knows of `p` (memory type, device): cudaPointerGetAttributes.
+  static cudaPointerAttributes pointer_attributes(const void* p) {
+    cudaPointerAttributes a{};
+    UFUNC_CUDA_CHECK(cudaPointerGetAttributes(&a, p));
+    return a;
+  }
+
   /// The device holding `p` (-1: null, or not device memory).
   static int device_of(const void* p) {
     if (!p) return -1;
-    cudaPointerAttributes a{};
-    UFUNC_CUDA_CHECK(cudaPointerGetAttributes(&a, p));
+    const cudaPointerAttributes a = pointer_attributes(p);
     return a.type == cudaMemoryTypeDevice ? a.device : -1;
   }
 
