@@ -3,8 +3,11 @@
 - no cycles (no header includes, directly or not, a header that includes it);
 - detail headers include only other detail headers and the vocabulary headers
   (types, no operations), never a public operation header;
-- the vocabulary headers include no operation header (public or detail dispatch).
+- the vocabulary headers include no operation header (public or detail dispatch);
+- the runtime seam: no CUDA runtime call (`cudaXxx(`) outside include/ufunc/detail/cuda/,
+  except the calls of error.hpp's checking macros (RUNTIME_CALL_EXCEPTIONS, by name and count).
 Prints the violations and exits 1 if there are any."""
+import collections
 import os
 import re
 import sys
@@ -19,6 +22,16 @@ VOCABULARY = {"config.hpp", "error.hpp", "shape.hpp", "stream.hpp", "axis.hpp", 
 VOCABULARY_DETAIL = {"detail/memory.hpp", "detail/arg_traits.hpp", "detail/element.hpp", "detail/expr_tree.hpp",
                      "detail/sharded.hpp", "detail/host/runtime.hpp", "detail/cuda/runtime.hpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# A CUDA runtime call: the CUDA backend's folder makes them; everything else goes
+# through runtime<Target> (detail/cuda/runtime.hpp, detail/host/runtime.hpp).
+RUNTIME_CALL = re.compile(r"\bcuda[A-Z][A-Za-z]*\(")
+RUNTIME_FOLDER = "detail/cuda/"
+# The one exception: error.hpp's checking macros (throw_cuda_error names the error;
+# UFUNC_CUDA_CHECK and check_launch clear it; check_launch waits under
+# UFUNC_DEBUG_SYNC). Exactly these calls, at most this many times each.
+RUNTIME_CALL_EXCEPTIONS = {
+    "error.hpp": {"cudaGetErrorName": 1, "cudaGetErrorString": 1, "cudaGetLastError": 2, "cudaStreamSynchronize": 1},
+}
 
 
 def headers():
@@ -66,6 +79,15 @@ def main():
                 bad.append(f"{h}: a detail header includes the public operation header {i}")
             if h in VOCABULARY and (public_op or (i.startswith("detail/") and i not in VOCABULARY_DETAIL)):
                 bad.append(f"{h}: a vocabulary header includes {i}")
+    for h in sorted(graph):
+        if h.startswith(RUNTIME_FOLDER):
+            continue
+        calls = collections.Counter(m[:-1] for m in RUNTIME_CALL.findall(open(os.path.join(ROOT, h)).read()))
+        allowed = RUNTIME_CALL_EXCEPTIONS.get(h, {})
+        for call, n in sorted(calls.items()):
+            if n > allowed.get(call, 0):
+                bad.append(f"{h}: calls {call} ({n}x) outside {RUNTIME_FOLDER}; use runtime<Target> "
+                           "(detail/cuda/runtime.hpp, detail/host/runtime.hpp)")
     for b in bad:
         print(b)
     print(f"check_layers: {len(graph)} headers, {len(bad)} violations")
