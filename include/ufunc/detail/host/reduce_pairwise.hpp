@@ -5,7 +5,10 @@
 // not depend on the thread count), the j range in tiles that stay in L1 while
 // every output of the block passes over them, and a group of outputs shares
 // each y_j it reads (independent accumulator chains, as the GPU kernel's
-// several outputs per thread).
+// several outputs per thread). A full group's loop over its outputs is
+// vectorised (one lane per output: the y_j loads broadcast, the x_i loads
+// strided) and compiled per instruction set (simd.hpp); each output's chain is
+// unchanged, so the bits are the same on every set and in the partial group.
 //
 // Order per output (documented in docs/ARCHITECTURE.md): j in runs of
 // pairwise_host_tuning::run elements, each run folded serially in index order;
@@ -26,6 +29,7 @@
 #include "../reduce_source.hpp"
 #include "elementwise.hpp"  // chunk
 #include "parallel.hpp"
+#include "simd.hpp"
 #include "temp.hpp"
 
 namespace ufunc::detail::host {
@@ -33,7 +37,7 @@ namespace ufunc::detail::host {
 struct pairwise_host_tuning {
   static constexpr index_t min_outputs = 16;  // fewer: the general loops (parallel over each output)
   static constexpr index_t block = 64;        // outputs per work item (fewer to feed every thread; more for short j ranges)
-  static constexpr int group = 4;       // outputs that share each y_j read (independent chains)
+  static constexpr int group = 16;      // outputs that share each y_j read (independent chains; one AVX-512 vector)
   static constexpr index_t tile = 512;  // j per pass of the block's groups (a few KB per input: L1)
   static constexpr index_t run = 32;    // j folded serially per output before joining the cascade
   static_assert(tile % run == 0, "runs must not straddle tiles: every output counts the same runs");
@@ -86,7 +90,19 @@ auto make_pair_lanes(const Src& src, index_t o, index_t j, std::index_sequence<K
 }
 
 /// acc[u] = the fold of elements [jj0, jj1) (jj0 < jj1, tile-relative; j0 + jj
-/// is the element's index) of group slot u, in index order.
+/// is the element's index) of group slot u, in index order: a full group (slot u
+/// is output u), written so that the loop over u vectorises (no index array: GCC
+/// does not vectorise loads through one).
+template <int G, class Src, class Lanes, class Op, class Acc, std::size_t... K>
+UFUNC_HOST_INLINE inline void pair_fold_run_full(const Src& src, const Lanes& ln, index_t j0, index_t jj0, index_t jj1,
+                                                 const Op& op, Acc* acc, std::index_sequence<K...>) {
+  for (int u = 0; u < G; ++u) acc[u] = src.lift(src.map(cuda::std::get<K>(ln).get(u, jj0)...), j0 + jj0);
+  for (index_t jj = jj0 + 1; jj < jj1; ++jj)
+    for (int u = 0; u < G; ++u)
+      acc[u] = combine_in_order(op, acc[u], src.lift(src.map(cuda::std::get<K>(ln).get(u, jj)...), j0 + jj));
+}
+
+/// The same for a partial group: slot u is output iu[u] (the last one repeated).
 template <int G, class Src, class Lanes, class Op, class Acc, std::size_t... K>
 void pair_fold_run(const Src& src, const Lanes& ln, const index_t* iu, index_t j0, index_t jj0, index_t jj1,
                    const Op& op, Acc* acc, std::index_sequence<K...>) {
@@ -143,15 +159,28 @@ bool reduce_pairwise(const Src& src, index_t K, index_t R, const Op& op, const T
         for (int u = 0; u < G; ++u) iu[u] = std::min<index_t>(u, nu - 1);
         const auto ln = make_pair_lanes(src, o0 + g0, jt, seq{});
         full = full0;
-        for (index_t r0 = 0; r0 < jn; r0 += tu::run) {
-          Acc acc[G];
-          pair_fold_run<G>(src, ln, iu, jt, r0, std::min(jn, r0 + tu::run), op, acc, seq{});
-          // Binary counter: carry through the full levels, earlier partials on the left.
+        // Binary counter: carry through the full levels, earlier partials on the left.
+        const auto carry = [&](Acc* acc) UFUNC_HOST_INLINE {
           std::size_t L = 0;
           for (; (full >> L) & 1u; ++L)
             for (index_t u = 0; u < nu; ++u) acc[u] = op(lev[static_cast<index_t>(L) * blk + g0 + u], acc[u]);
           for (index_t u = 0; u < nu; ++u) lev[static_cast<index_t>(L) * blk + g0 + u] = acc[u];
           ++full;
+        };
+        if (nu == G) {
+          simd_run([&]() UFUNC_HOST_INLINE {
+            for (index_t r0 = 0; r0 < jn; r0 += tu::run) {
+              Acc acc[G];
+              pair_fold_run_full<G>(src, ln, jt, r0, std::min(jn, r0 + tu::run), op, acc, seq{});
+              carry(acc);
+            }
+          });
+        } else {
+          for (index_t r0 = 0; r0 < jn; r0 += tu::run) {
+            Acc acc[G];
+            pair_fold_run<G>(src, ln, iu, jt, r0, std::min(jn, r0 + tu::run), op, acc, seq{});
+            carry(acc);
+          }
         }
       }
     }
