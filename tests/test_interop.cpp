@@ -546,7 +546,8 @@ void check_mdspans(std::uint64_t seed) {
   float* p = is_host<Tg>() ? const_cast<float*>(h.data()) : dev.data();
   {
     INFO("layout_right (3,4)");
-    check_mdspan_view<float, Tg>(cs::mdspan<float, cs::dextents<int, 2>, cs::layout_right>(p, 3, 4), h.data(), 0, {4, 1});
+    check_mdspan_view<float, Tg>(cs::mdspan<float, cs::dextents<int, 2>, cs::layout_right>(p, 3, 4), h.data(), 0,
+                                 {4, 1});
     check_mdspan_view<float, Tg>(cs::mdspan<float, cs::extents<int, 3, 4>>(p + 5), h.data(), 5, {4, 1});
   }
   {

@@ -93,32 +93,35 @@ std::array<index_t, R> mdspan_strides(const array_view<T, Target>& v, const char
     throw value_error(std::string(what) + ": the view has rank " + std::to_string(v.ndim()) + " (shape " +
                       v.shape().str() + "), the mdspan asked for rank " + std::to_string(R));
   std::array<index_t, R> st{};
-  for (std::size_t r = 0; r < R; ++r) {
-    const int d = static_cast<int>(r);
-    st[r] = v.shape()[d] <= 1 ? 1 : v.stride(d);
-    if (st[r] <= 0)
-      throw value_error(std::string(what) + ": stride " + std::to_string(v.stride(d)) + " of dimension " +
-                        std::to_string(d) + " (shape " + v.shape().str() +
-                        "): layout_stride takes positive strides only (a broadcast or reversed view has none)");
-  }
-  // layout_stride's uniqueness rule (as libcu++ asserts it): ordered by stride,
-  // each stride at least the previous one times its extent.
-  std::array<std::size_t, R> p{};
-  for (std::size_t r = 0; r < R; ++r) p[r] = r;
-  auto before = [&](std::size_t a, std::size_t b) {
-    return st[a] < st[b] || (st[a] == st[b] && v.shape()[static_cast<int>(a)] <= 1 && v.shape()[static_cast<int>(b)] > 1);
-  };
-  for (std::size_t i = 1; i < R; ++i)
-    for (std::size_t j = i; j > 0 && before(p[j], p[j - 1]); --j) std::swap(p[j], p[j - 1]);
-  for (std::size_t i = 1; i < R; ++i) {
-    const index_t prev = st[p[i - 1]], ext = v.shape()[static_cast<int>(p[i - 1])];
-    if (ext > 0 && st[p[i]] / ext < prev)  // st[p[i]] < prev * ext, without overflow
-      throw value_error(std::string(what) + ": the view's elements overlap (shape " + v.shape().str() +
-                        ", strides " + [&] {
-                          std::string s;
-                          for (int k = 0; k < v.ndim(); ++k) s += (k ? "," : "") + std::to_string(v.stride(k));
-                          return s;
-                        }() + "): layout_stride maps every index to a distinct element");
+  if constexpr (R > 0) {  // (no loops over an empty range: nvcc warns of them)
+    for (std::size_t r = 0; r < R; ++r) {
+      const int d = static_cast<int>(r);
+      st[r] = v.shape()[d] <= 1 ? 1 : v.stride(d);
+      if (st[r] <= 0)
+        throw value_error(std::string(what) + ": stride " + std::to_string(v.stride(d)) + " of dimension " +
+                          std::to_string(d) + " (shape " + v.shape().str() +
+                          "): layout_stride takes positive strides only (a broadcast or reversed view has none)");
+    }
+    // layout_stride's uniqueness rule (as libcu++ asserts it): ordered by stride,
+    // each stride at least the previous one times its extent.
+    std::array<std::size_t, R> p{};
+    for (std::size_t r = 0; r < R; ++r) p[r] = r;
+    auto before = [&](std::size_t a, std::size_t b) {
+      return st[a] < st[b] ||
+             (st[a] == st[b] && v.shape()[static_cast<int>(a)] <= 1 && v.shape()[static_cast<int>(b)] > 1);
+    };
+    for (std::size_t i = 1; i < R; ++i)
+      for (std::size_t j = i; j > 0 && before(p[j], p[j - 1]); --j) std::swap(p[j], p[j - 1]);
+    for (std::size_t i = 1; i < R; ++i) {
+      const index_t prev = st[p[i - 1]], ext = v.shape()[static_cast<int>(p[i - 1])];
+      if (ext > 0 && st[p[i]] / ext < prev)  // st[p[i]] < prev * ext, without overflow
+        throw value_error(std::string(what) + ": the view's elements overlap (shape " + v.shape().str() +
+                          ", strides " + [&] {
+                            std::string s;
+                            for (int k = 0; k < v.ndim(); ++k) s += (k ? "," : "") + std::to_string(v.stride(k));
+                            return s;
+                          }() + "): layout_stride maps every index to a distinct element");
+    }
   }
   return st;
 }
@@ -268,7 +271,8 @@ array_view<T, Target> view_of(const DLTensor& t, const char* what) {
   if (t.ndim < 0 || t.ndim > shape::max_rank)
     throw value_error(w + ": the tensor has rank " + std::to_string(t.ndim) + ", and ufunc's maximum rank is " +
                       std::to_string(shape::max_rank));
-  if (t.ndim > 0 && t.shape == nullptr) throw value_error(w + ": the tensor has rank " + std::to_string(t.ndim) + " and no shape");
+  if (t.ndim > 0 && t.shape == nullptr)
+    throw value_error(w + ": the tensor has rank " + std::to_string(t.ndim) + " and no shape");
   std::vector<index_t> dims(static_cast<std::size_t>(t.ndim)), strides(static_cast<std::size_t>(t.ndim));
   for (int i = 0; i < t.ndim; ++i) {
     if (t.shape[i] < 0)
