@@ -38,6 +38,7 @@
 #include "array.hpp"
 #include "array_view.hpp"
 #include "config.hpp"
+#include "detail/cuda/runtime.hpp"  // runtime<target::cuda>: the device of a pointer (CUDA builds only)
 #include "detail/element.hpp"
 #include "error.hpp"
 #include "shape.hpp"
@@ -321,13 +322,11 @@ DLDevice device_of(const void* p) {
   d.device_id = 0;
 #if defined(UFUNC_BACKEND_CUDA)
   if constexpr (std::is_same_v<Target, target::cuda>) {
-    int cur = 0;
-    UFUNC_CUDA_CHECK(cudaGetDevice(&cur));
+    using rt = runtime<target::cuda>;
     d.device_type = static_cast<decltype(d.device_type)>(cuda);
-    d.device_id = cur;  // an empty array (no pointer): the current device
+    d.device_id = rt::current_device();  // an empty array (no pointer): the current device
     if (p) {
-      cudaPointerAttributes a{};
-      UFUNC_CUDA_CHECK(cudaPointerGetAttributes(&a, p));
+      const cudaPointerAttributes a = rt::pointer_attributes(p);
       switch (a.type) {
         case cudaMemoryTypeDevice: d.device_id = a.device; break;
         case cudaMemoryTypeManaged:
