@@ -107,7 +107,7 @@ Arr import_float32(nb::handle obj, const char* fn, const char* name) {
   Arr a;
   constexpr bool writable = !Arr::ReadOnly;
   if (!nb::try_cast(obj, a, /*convert=*/false))
-    throw nb::type_error((std::string(fn) + "(): " + name + " must be a " + (writable ? "writable " : "") +
+    throw nb::type_error((std::string(fn) + "(): " + name + " must be " + (writable ? "a writable " : "an ") +
                           "array that speaks DLPack (__dlpack__) or the buffer protocol; got " +
                           nb::str(nb::handle(obj.type()).attr("__name__")).c_str() +
                           (writable ? " (or a read-only array)" : ""))
