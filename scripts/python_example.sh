@@ -24,7 +24,9 @@ missing=()
 "$py" -c "import numpy" 2>/dev/null || missing+=(numpy)
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "python_example: installing ${missing[*]}"
-  "$py" -m pip install -q --disable-pip-version-check "${missing[@]}"
+  # A system Python marked externally managed (PEP 668) refuses a plain install.
+  "$py" -m pip install -q --disable-pip-version-check "${missing[@]}" ||
+    "$py" -m pip install -q --disable-pip-version-check --break-system-packages "${missing[@]}"
 fi
 
 generator=()
