@@ -188,11 +188,24 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
     std::uint64_t full = 0;                      // bit L: level L holds a partial
     // at(j, r): element r of output o0 + j.
     const auto cascade = [&](const auto& at) UFUNC_HOST_INLINE {
+      // A block's rows are folded J outputs at a time, the J partials kept in
+      // registers across the block's rows (not loaded and stored once a row, as
+      // a loop over whole rows does): a row pass of the loop costs two loads and
+      // a store per element, this one a load. Same order per output.
+      constexpr index_t J = std::max<index_t>(1, 128 / static_cast<index_t>(sizeof(Acc)));
       for (index_t r0 = 0; r0 < R; r0 += cascade_block) {
         const index_t r1 = std::min(R, r0 + cascade_block);
-        for (index_t j = 0; j < w; ++j) acc[j] = at(j, r0);
+        index_t j0 = 0;
+        for (; j0 + J <= w; j0 += J) {
+          Acc t[J];
+          for (index_t jj = 0; jj < J; ++jj) t[jj] = at(j0 + jj, r0);
+          for (index_t r = r0 + 1; r < r1; ++r)
+            for (index_t jj = 0; jj < J; ++jj) t[jj] = op(t[jj], at(j0 + jj, r));
+          for (index_t jj = 0; jj < J; ++jj) acc[j0 + jj] = t[jj];
+        }
+        for (index_t j = j0; j < w; ++j) acc[j] = at(j, r0);
         for (index_t r = r0 + 1; r < r1; ++r)
-          for (index_t j = 0; j < w; ++j) acc[j] = op(acc[j], at(j, r));
+          for (index_t j = j0; j < w; ++j) acc[j] = op(acc[j], at(j, r));
         std::size_t L = 0;
         for (; (full >> L) & 1u; ++L) {  // carry: the earlier partial on the left
           const Acc* lv = store + L * uw;
