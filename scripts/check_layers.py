@@ -31,10 +31,6 @@ RUNTIME_FOLDER = "detail/cuda/"
 # UFUNC_DEBUG_SYNC). Exactly these calls, at most this many times each.
 RUNTIME_CALL_EXCEPTIONS = {
     "error.hpp": {"cudaGetErrorName": 1, "cudaGetErrorString": 1, "cudaGetLastError": 2, "cudaStreamSynchronize": 1},
-    # PENDING, not a second exception: interop.hpp (DLPack's device of a pointer) was
-    # written beside the seam; its two calls go to runtime<target::cuda>::current_device()
-    # and pointer_attributes(p), which exist for them. Delete this entry when they move.
-    "interop.hpp": {"cudaGetDevice": 1, "cudaPointerGetAttributes": 1},
 }
 
 
