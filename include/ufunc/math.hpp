@@ -240,7 +240,7 @@ UFUNC_HD UFUNC_MATH_INLINE inline float log(float x) {
 /// to within 2^-31 relative, then double polynomials rounded once to float;
 /// tests/test_math.cpp checks 1 ulp). Measured on all 2^32 inputs: the bits of
 /// the double sin rounded to float. sin(-0) = -0, NaN for +-inf and NaN.
-/// Device: CUDA's sinf (1 ulp, CUDA programming guide).
+/// Device: CUDA's sinf (2 ulp, CUDA programming guide).
 UFUNC_HD UFUNC_MATH_INLINE inline float sin(float x) {
 #if defined(__CUDA_ARCH__)
   return ::sinf(x);
@@ -262,7 +262,7 @@ UFUNC_HD UFUNC_MATH_INLINE inline float sin(float x) {
 /// the whole float range (as sin; tests/test_math.cpp checks 1 ulp). Measured on
 /// all 2^32 inputs: the bits of the double cos rounded to float but for
 /// x = +-0x1.4555p+51, 1 ulp off (its cos lies 1.3e-9 ulp beyond a midpoint).
-/// NaN for +-inf and NaN. Device: CUDA's cosf (1 ulp, CUDA programming guide).
+/// NaN for +-inf and NaN. Device: CUDA's cosf (2 ulp, CUDA programming guide).
 UFUNC_HD UFUNC_MATH_INLINE inline float cos(float x) {
 #if defined(__CUDA_ARCH__)
   return ::cosf(x);
