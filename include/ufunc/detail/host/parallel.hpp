@@ -241,7 +241,16 @@ void parallel_n_slots(index_t n, const Body& body, int max_threads = 0) {
     job->body = &body;
     job->run = [](const void* b, index_t i, int slot) { (*static_cast<const Body*>(b))(i, slot); };
     if (thread_pool::get().run(job)) {
-      if (job->error) std::rethrow_exception(job->error);
+      // The caller takes the exception out of the job: a worker may drop the
+      // job's last reference later, and the exception must not be freed there
+      // while the caller's handler reads it (its count lives in libsupc++, whose
+      // atomics a race detector does not see).
+      std::exception_ptr error;
+      {
+        const std::lock_guard<std::mutex> lock(job->error_mutex);
+        error.swap(job->error);
+      }
+      if (error) std::rethrow_exception(error);
       return;
     }
   }
