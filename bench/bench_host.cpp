@@ -3,7 +3,8 @@
 // plain serial loop and the machine's read bandwidth, measured in the same run:
 // a multi-threaded read of the same bytes (std::threads, eight independent sums
 // each, its best of the repetitions). Repetitions interleave the contenders so
-// that drift and load hit each alike; medians. Every result is checked (the
+// that drift and load hit each alike; medians (calls under 2^16 elements timed
+// in batches of about 2^16 elements of work). Every result is checked (the
 // sum against a double loop within the README bound, the pdf against the loop
 // bit for bit). NumPy (and numexpr, Numba where installed) on the same sizes:
 // bench/peers/host_peers.py. Then float32 matmul (n, n) @ (n, n) in GFLOP/s
@@ -65,6 +66,22 @@ float read_all(const float* p, std::size_t n, int threads) {
   return s;
 }
 
+/// Per-call microseconds of `inner` back-to-back calls of f: calls of a few
+/// microseconds are timed in batches (one alone is within the clock's and the
+/// scheduler's noise). The barrier keeps the compiler from hoisting a loop's
+/// work out of the batch.
+template <class F>
+double per_call_us(int inner, const F& f) {
+  const auto t0 = clk::now();
+  for (int i = 0; i < inner; ++i) {
+    f();
+    asm volatile("" ::: "memory");
+  }
+  return us_since(t0) / inner;
+}
+/// Calls per batch for `elements` elements of work: about 2^16 in all.
+int batch_for(std::size_t elements) { return static_cast<int>(std::max<std::size_t>(1, (std::size_t(1) << 16) / elements)); }
+
 inline float pdf(float x) { return std::exp(-0.5f * x * x) * 0.3989422804f; }
 /// The same with ufunc::math::exp (vectorisable; within 1 ulp of exp).
 inline float pdf_math(float x) { return ufunc::math::exp(-0.5f * x * x) * 0.3989422804f; }
@@ -125,27 +142,20 @@ int main(int argc, char** argv) {
     }
     std::vector<double> t_sum, t_loop, t_read, t_pdf, t_pdf_loop, t_pdf_math;
     volatile float sink = 0;
+    const int inner = batch_for(n);
     for (int r = 0; r < reps; ++r) {
-      auto t0 = clk::now();
-      sink = ufunc::sum(x);
-      t_sum.push_back(us_since(t0));
-      t0 = clk::now();
-      float acc = 0;
-      for (std::size_t i = 0; i < n; ++i) acc += h[i];
-      sink = acc;
-      t_loop.push_back(us_since(t0));
-      t0 = clk::now();
-      sink = read_all(h.data(), n, threads);
-      t_read.push_back(us_since(t0));
-      t0 = clk::now();
-      f_pdf(x, ufunc::out(y));
-      t_pdf.push_back(us_since(t0));
-      t0 = clk::now();
-      for (std::size_t i = 0; i < n; ++i) yl[i] = pdf(h[i]);
-      t_pdf_loop.push_back(us_since(t0));
-      t0 = clk::now();
-      f_pdf_math(x, ufunc::out(y));
-      t_pdf_math.push_back(us_since(t0));
+      t_sum.push_back(per_call_us(inner, [&] { sink = ufunc::sum(x); }));
+      t_loop.push_back(per_call_us(inner, [&] {
+        float acc = 0;
+        for (std::size_t i = 0; i < n; ++i) acc += h[i];
+        sink = acc;
+      }));
+      t_read.push_back(per_call_us(1, [&] { sink = read_all(h.data(), n, threads); }));
+      t_pdf.push_back(per_call_us(inner, [&] { f_pdf(x, ufunc::out(y)); }));
+      t_pdf_loop.push_back(per_call_us(inner, [&] {
+        for (std::size_t i = 0; i < n; ++i) yl[i] = pdf(h[i]);
+      }));
+      t_pdf_math.push_back(per_call_us(inner, [&] { f_pdf_math(x, ufunc::out(y)); }));
     }
     (void)sink;
     const double ms = median(t_sum), ml = median(t_loop), mr = *std::min_element(t_read.begin(), t_read.end());
@@ -228,24 +238,23 @@ int main(int argc, char** argv) {
       }
       std::vector<double> t_u, t_l;
       volatile float sink = 0;
-      for (int rep = 0; rep < (quick ? 5 : 15); ++rep) {
-        auto t0 = clk::now();
-        ufunc::sum(a, ufunc::axis(ax), ufunc::out(r));
-        t_u.push_back(us_since(t0));
-        t0 = clk::now();
-        if (ax == 0) {
-          std::fill(rl.begin(), rl.end(), 0.0f);
-          for (std::size_t i = 0; i < un; ++i)
-            for (std::size_t k = 0; k < un; ++k) rl[k] += h[i * un + k];
-        } else {
-          for (std::size_t k = 0; k < un; ++k) {
-            float acc = 0;
-            for (std::size_t i = 0; i < un; ++i) acc += h[k * un + i];
-            rl[k] = acc;
+      const int inner = batch_for(un * un);
+      for (int rep = 0; rep < (quick ? 7 : 15); ++rep) {
+        t_u.push_back(per_call_us(inner, [&] { ufunc::sum(a, ufunc::axis(ax), ufunc::out(r)); }));
+        t_l.push_back(per_call_us(inner, [&] {
+          if (ax == 0) {
+            std::fill(rl.begin(), rl.end(), 0.0f);
+            for (std::size_t i = 0; i < un; ++i)
+              for (std::size_t k = 0; k < un; ++k) rl[k] += h[i * un + k];
+          } else {
+            for (std::size_t k = 0; k < un; ++k) {
+              float acc = 0;
+              for (std::size_t i = 0; i < un; ++i) acc += h[k * un + i];
+              rl[k] = acc;
+            }
           }
-        }
-        sink = rl[un / 2];
-        t_l.push_back(us_since(t0));
+          sink = rl[un / 2];
+        }));
       }
       (void)sink;
       const double mu = median(t_u), ml = median(t_l);
@@ -287,13 +296,10 @@ int main(int argc, char** argv) {
       ok = false;
     }
     std::vector<double> t_u, t_l;
-    for (int rep = 0; rep < (quick ? 5 : e <= 20 ? 31 : 9); ++rep) {
-      auto t0 = clk::now();
-      ufunc::evaluate(expr, ufunc::out(out));
-      t_u.push_back(us_since(t0));
-      t0 = clk::now();
-      loop();
-      t_l.push_back(us_since(t0));
+    const int inner = batch_for(n);
+    for (int rep = 0; rep < (quick ? 7 : e <= 20 ? 31 : 9); ++rep) {
+      t_u.push_back(per_call_us(inner, [&] { ufunc::evaluate(expr, ufunc::out(out)); }));
+      t_l.push_back(per_call_us(inner, loop));
     }
     const double mu = median(t_u), ml = median(t_l);
     std::printf("%-13s %9zu %11.1f %11.1f %8.2fx\n", "lazy_expr", n, mu, ml, ml / mu);

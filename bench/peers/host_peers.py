@@ -68,14 +68,17 @@ for e in range(10, top + 1, 2):
     times = {("sum", "numpy"): []}
     for name in contenders:
         times[("gaussian_pdf", name)] = []
+    inner = max(1, (1 << 16) // n)  # small calls timed in batches, as bench_host does
     for _ in range(reps):
         t0 = time.perf_counter()
-        np.sum(x)
-        times[("sum", "numpy")].append(time.perf_counter() - t0)
+        for _ in range(inner):
+            np.sum(x)
+        times[("sum", "numpy")].append((time.perf_counter() - t0) / inner)
         for name, fn in contenders.items():
             t0 = time.perf_counter()
-            fn(x, y)
-            times[("gaussian_pdf", name)].append(time.perf_counter() - t0)
+            for _ in range(inner):
+                fn(x, y)
+            times[("gaussian_pdf", name)].append((time.perf_counter() - t0) / inner)
     for (w, name), t in times.items():
         med = sorted(t)[len(t) // 2] * 1e6
         rows.append((w, n, name, med))
@@ -100,12 +103,15 @@ for n in ([256, 512] if quick else [256, 1024, 2048]):
     print(f"{'matmul':13s} {n:9d} {'numpy':>15s} {med:11.1f} {2.0 * n ** 3 / med / 1e3:9.1f}")
 
 
-def med_us(fn, reps):
+def med_us(fn, reps, elements=1 << 16):
+    """Median microseconds per call; calls of under 2^16 elements timed in batches."""
+    inner = max(1, (1 << 16) // elements)
     t = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        fn()
-        t.append(time.perf_counter() - t0)
+        for _ in range(inner):
+            fn()
+        t.append((time.perf_counter() - t0) / inner)
     return sorted(t)[len(t) // 2] * 1e6
 
 
@@ -118,7 +124,7 @@ for n in ([256, 1024] if quick else [256, 1024, 4096]):
         ref = a.astype(np.float64).sum(axis=ax)
         mag = np.abs(a).astype(np.float64).sum(axis=ax)
         assert np.all(np.abs(r - ref) <= (np.log2(n) + 32) * 6e-8 * mag), "np.sum axis"
-        med = med_us(lambda: np.sum(a, axis=ax, out=r), 5 if quick else 15)
+        med = med_us(lambda: np.sum(a, axis=ax, out=r), 7 if quick else 15, n * n)
         rows.append((f"sum_axis{ax}", n, "numpy", med))
         print(f"{'sum_axis' + str(ax):13s} {n:9d} {'numpy':>15s} {med:11.1f}")
 ca, cb = np.float32(0.25), np.float32(-0.5)
@@ -145,7 +151,7 @@ for e in range(12, top + 1, 4):
     for name, fn in impls.items():
         fn()
         assert np.allclose(out, ref, rtol=1e-5, atol=1e-6), name
-        med = med_us(fn, 5 if quick else (31 if e <= 20 else 9))
+        med = med_us(fn, 7 if quick else (31 if e <= 20 else 9), n)
         rows.append(("lazy_expr", n, name, med))
         print(f"{'lazy_expr':13s} {n:9d} {name:>15s} {med:11.1f}")
 for n in ([256, 1024] if quick else [256, 1024, 4096]):

@@ -99,6 +99,7 @@ class thread_pool {
     grow(job->team - 1);
     const int helpers = std::min(job->team - 1, started_);
     job->team = helpers + 1;
+    const auto t_start = std::chrono::steady_clock::now();
     if (helpers > 0) {
       {
         const std::lock_guard<std::mutex> lock(job_mutex_);
@@ -112,7 +113,6 @@ class thread_pool {
     }
     bool& inside = in_pool_item();
     inside = true;
-    const auto t0 = std::chrono::steady_clock::now();
     job->item(0, 0);
     const index_t mine = 1 + job->drain(0);
     inside = false;
@@ -122,12 +122,10 @@ class thread_pool {
       for (int spin = 0; job->done.load(std::memory_order_acquire) < job->n; ++spin)
         if (spin > 64) std::this_thread::yield();
       const auto t2 = std::chrono::steady_clock::now();
-      // Waiting much longer than the caller's own items took: a thread holding
-      // an item was descheduled (a busy machine). Calls run serially for a while.
-      const auto per_item = (t1 - t0) / mine;
-      note_wait(t2 - t1 > std::max<std::chrono::steady_clock::duration>(std::chrono::microseconds(200), 4 * per_item), t2);
+      note_wait(lost_time(t_start, t1, t2, mine, job->n), t2);
     } else {
-      note_wait(false, t0);
+      note_wait(false, t_start);
+      if (helpers > 0 && mine == job->n) note_late(job->n, t_start);
     }
     if (helpers > 0) {
       const std::lock_guard<std::mutex> lock(job_mutex_);
@@ -137,17 +135,40 @@ class thread_pool {
   }
 
   /// Whether calls run serially now (after a stall: see note_wait).
-  bool backing_off() const {
+  /// (A call of n items: see note_wait and note_late.)
+  bool backing_off(index_t n) const {
     const auto until = serial_until_.load(std::memory_order_relaxed);
-    return until != 0 && std::chrono::steady_clock::now().time_since_epoch().count() < until;
+    const auto late_until = late_until_.load(std::memory_order_relaxed);
+    if (until == 0 && late_until == 0) return false;
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    return now < until || (now < late_until && n <= late_items_.load(std::memory_order_relaxed));
   }
 
  private:
   thread_pool() = default;
 
-  /// After a call whose caller waited on a descheduled thread, the next calls
-  /// run serially (on their caller alone) for a back-off period: 50 ms, doubled
-  /// by each stall in a row up to 1 s, back to 50 ms after a call without one.
+  /// Whether a parallel call lost time against its caller running every item
+  /// alone, judged by the caller's own items (mine of n, run from t_start to
+  /// t1; the wait for the others' ended at t2): a thread holding an item was
+  /// descheduled (a wait much longer than the caller's items took), or the call
+  /// took longer than the caller alone would have (the other threads ran slower
+  /// than it: cores shared with other processes, or a virtual machine's cores
+  /// time-sliced on fewer physical ones, where two threads run at one core's
+  /// speed). Workers that came late and found nothing left cost nothing and do
+  /// not count.
+  static bool lost_time(std::chrono::steady_clock::time_point t_start, std::chrono::steady_clock::time_point t1,
+                        std::chrono::steady_clock::time_point t2, index_t mine, index_t n) {
+    using dur = std::chrono::steady_clock::duration;
+    const dur per_item = (t1 - t_start) / mine;
+    const dur wait = t2 - t1;
+    if (wait > std::max<dur>(std::chrono::microseconds(200), 4 * per_item)) return true;
+    const dur alone = per_item * n;  // the caller's estimate of a serial run
+    return t2 - t_start > alone + alone / 8 + std::chrono::microseconds(10);
+  }
+
+  /// After a call that lost time (lost_time: a stall), the next calls run
+  /// serially (on their caller alone) for a back-off period: 50 ms, doubled by
+  /// each stall in a row up to 1 s, back to 50 ms after a call without one.
   /// On a busy machine the calls then cost what a serial loop costs, plus one
   /// stall per period; on an idle one stalls do not happen. (Under busy_.)
   void note_wait(bool stalled, std::chrono::steady_clock::time_point now) {
@@ -158,6 +179,20 @@ class thread_pool {
     const auto until = now + std::chrono::milliseconds(backoff_ms_);
     serial_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
     backoff_ms_ = std::min(2 * backoff_ms_, 1000);
+  }
+
+  /// After a call of n items whose workers came too late to take any (the
+  /// caller ran them all), calls of up to 2n items run serially for 50 ms:
+  /// waking workers cost such a call time and gained nothing (on a machine
+  /// whose cores are taken, or whose virtual cores share fewer physical ones,
+  /// a woken worker spinning for work slowed the caller: a 2^17 float sum took
+  /// 62 us against 37 alone). Larger calls still wake them. (Under busy_.)
+  void note_late(index_t n, std::chrono::steady_clock::time_point now) {
+    const auto nowc = now.time_since_epoch().count();
+    const index_t items = 2 * n;
+    if (nowc >= late_until_.load(std::memory_order_relaxed) || items > late_items_.load(std::memory_order_relaxed))
+      late_items_.store(items, std::memory_order_relaxed);
+    late_until_.store((now + std::chrono::milliseconds(50)).time_since_epoch().count(), std::memory_order_relaxed);
   }
 
   /// Starts workers up to `want` (under busy_). If the system refuses a thread,
@@ -205,6 +240,8 @@ class thread_pool {
   std::mutex busy_;                 // held by the call using the pool
   int backoff_ms_ = 50;             // the next back-off period (under busy_)
   std::atomic<std::chrono::steady_clock::rep> serial_until_{0};  // calls serial until then
+  std::atomic<std::chrono::steady_clock::rep> late_until_{0};   // calls of up to late_items_
+  std::atomic<index_t> late_items_{0};                           //   items serial until then
   int started_ = 0;                 // detached workers started (slots 1..started_; under busy_)
   std::mutex job_mutex_;
   std::shared_ptr<pool_job> job_;   // the current call's job (under job_mutex_)
@@ -233,7 +270,7 @@ void parallel_n_slots(index_t n, const Body& body, int max_threads = 0) {
   int team = parallel_slots();
   if (max_threads > 0 && max_threads < team) team = max_threads;
   if (n < team) team = static_cast<int>(n);
-  if (team > 1 && !thread_pool::get().backing_off()) {
+  if (team > 1 && !thread_pool::get().backing_off(n)) {
     auto job = std::make_shared<pool_job>();
     job->n = n;
     job->team = team;

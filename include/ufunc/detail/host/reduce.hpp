@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "../../stream.hpp"
 #include "../memory.hpp"
@@ -119,6 +120,27 @@ void with_reader(const Src& src, const typename Src::base_t& b, const Fn& fn) {
   fn([&src, &b](index_t r) { return src.at(b, r); });
 }
 
+/// Elements per thread below which a reduction that only reads (a plain sum,
+/// min or max of one input: no map) stays on fewer threads, down to the caller
+/// alone. Such a loop reads about 4 G floats/s on one core (a 2^16 float sum:
+/// 17 us on the 2-core development machine), so a `chunk`-sized item is 4 us:
+/// less than waking a sleeping worker costs, and on a machine whose cores are
+/// shared a second thread lost to the caller alone at every size up to 2^20
+/// (bench/NOTES.md, 2026-11-27 second session). A reduction with a map (a lazy
+/// expression, a product of inputs) costs more per element and keeps `chunk`.
+inline constexpr index_t reading_grain = index_t(1) << 16;
+
+/// The thread cap (parallel_n's max_threads) for a reduction of `work`
+/// elements: one thread per `grain` of them, 1 (the caller alone) below two.
+template <class Src>
+int reduce_threads(index_t work) {
+  constexpr index_t grain = std::is_same_v<std::decay_t<decltype(std::declval<const Src&>().map)>, identity_map>
+                                ? reading_grain
+                                : chunk;
+  const index_t t = work / grain;
+  return t <= 1 ? 1 : static_cast<int>(std::min<index_t>(t, 1 << 20));
+}
+
 /// Rows reduced serially per output in the column path before their partial
 /// joins the cascade below (a float sum's error: about (16 + log2(R / 16)) eps).
 inline constexpr index_t cascade_block = 16;
@@ -139,19 +161,24 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
     }
     host_temp<Acc> part(nchunks);  // before anything is written to out
     with_reader(src, b, [&](const auto& at) {
-      parallel_n(nchunks, [&](index_t c) { part[c] = pairwise<Acc>(at, c * chunk, std::min(R, (c + 1) * chunk), op); });
+      parallel_n(
+          nchunks, [&](index_t c) { part[c] = pairwise<Acc>(at, c * chunk, std::min(R, (c + 1) * chunk), op); },
+          reduce_threads<Src>(R));
     });
     out[0] = static_cast<Res>(tail(pairwise<Acc>([&](index_t c) { return part[c]; }, 0, nchunks, op)));
     return;
   }
   if (rows_like) {
     const index_t per = std::max<index_t>(1, chunk / R);  // outputs per work item
-    parallel_n((K + per - 1) / per, [&](index_t c) {
-      for (index_t o = c * per, e = std::min(K, o + per); o < e; ++o) {
-        const auto b = src.base(o);
-        with_reader(src, b, [&](const auto& at) { out[o] = static_cast<Res>(tail(pairwise<Acc>(at, 0, R, op))); });
-      }
-    });
+    parallel_n(
+        (K + per - 1) / per,
+        [&](index_t c) {
+          for (index_t o = c * per, e = std::min(K, o + per); o < e; ++o) {
+            const auto b = src.base(o);
+            with_reader(src, b, [&](const auto& at) { out[o] = static_cast<Res>(tail(pairwise<Acc>(at, 0, R, op))); });
+          }
+        },
+        reduce_threads<Src>(K * R));
     return;
   }
   // Outputs advance together through the reduced dims, reading memory in order.
@@ -166,8 +193,9 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
   // results do not depend on it (nor on the thread count).
   constexpr index_t W_max =
       std::max<index_t>(64, std::min<index_t>(1024, 16384 / static_cast<index_t>(sizeof(typename Src::base_t))));
+  const int threads = std::min(parallel_slots(), reduce_threads<Src>(K * R));
   index_t W = 64;  // doubled while the double fits b[W_max] (W_max need not be a power of two)
-  while (W * 2 <= W_max && W * 2 * parallel_slots() <= K) W *= 2;
+  while (W * 2 <= W_max && W * 2 * threads <= K) W *= 2;
   const index_t nblocks = (R + cascade_block - 1) / cascade_block;
   std::size_t nlev = 1;  // levels 0..nlev-1 hold the counter's bits: 2^nlev > nblocks
   while ((index_t(1) << nlev) <= nblocks) ++nlev;
@@ -176,7 +204,7 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
   // outputs of items already done written).
   const index_t nitems = (K + W - 1) / W;
   const std::size_t per_slot = (nlev + 1) * static_cast<std::size_t>(W);
-  const index_t nslots = nitems == 1 ? 1 : parallel_slots();
+  const index_t nslots = nitems == 1 ? 1 : threads;
   host_temp<Acc> stores(nslots * static_cast<index_t>(per_slot));
   parallel_n_slots(nitems, [&](index_t c, int slot) {
     const index_t o0 = c * W, w = std::min(W, K - o0);
@@ -241,7 +269,7 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
       any = true;
     }
     for (index_t j = 0; j < w; ++j) out[o0 + j] = static_cast<Res>(tail(acc[j]));
-  });
+  }, threads);
 }
 
 }  // namespace ufunc::detail::host
