@@ -63,7 +63,7 @@ for e in json.load(open(os.path.join(build, "compile_commands.json"))):
 os.makedirs(os.path.join(build, "ptx-check"), exist_ok=True)
 seen = set()
 cmds = [c for c in cmds if not (c[0] in seen or seen.add(c[0]))]
-# Largest first: the longest file (test_sharded.cpp) must not start last.
+# Largest first, the sharded tests before all: the longest files must not start last.
 cmds.sort(key=lambda c: -os.path.getsize(os.path.join(root, c[0])))
 cmds.sort(key=lambda c: 0 if "sharded" in c[0] else 1)
 def run(c):
