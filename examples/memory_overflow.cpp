@@ -121,8 +121,8 @@ int main() {
 
   // Second half: the 2e9 floats (8 GB) that did not fit the device, kept in host
   // memory and streamed through it with the device memory limit at 1 GiB:
-  // gaussian_pdf into a host output, then their sum (see README, "Streaming from
-  // host memory"). The host backend computes on host memory directly; it runs the
+  // gaussian_pdf into a host output, then their sum (see
+  // docs/streaming.md). The host backend computes on host memory directly; it runs the
   // same code on 2e7 elements so that the example stays quick there.
   if (!streamed_half()) return 1;
   std::puts("memory_overflow: ok");

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   const double want = ref_row_sum * double(rows);  // the host loop's pdf
   // The sum against its exact value (rows x the sum of the computed row) within
-  // README's bound for a sharded float sum: (log2(n) + 32 + devices) x eps x sum|y|.
+  // docs/multi_gpu.md's bound for a sharded float sum: (log2(n) + 32 + devices) x eps x sum|y|.
   const double n = double(rows) * cols;
   const double exact = r.row_sum * double(rows);
   const double tol = (std::log2(n) + 32 + set.size()) * std::ldexp(1.0, -24) * exact;

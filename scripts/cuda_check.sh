@@ -4,7 +4,8 @@
 # device compiler, in a fraction of a full build's time.
 #   1. the README's two programs and example_multi_gpu (NCCL, several streams) built
 #      in full (host and device code, linked), and the header check;
-#   2. every other CUDA translation unit (unit tests, NumPy oracle, examples: 84
+#   2. every other CUDA translation unit (unit tests, NumPy oracle, examples, the
+#      docs pages' programs (docs_*, generated from docs/*.md): 84
 #      files of template-heavy code): `nvcc -ptx` only. cicc's EDG front end
 #      instantiates the host templates a translation unit uses as well as the
 #      device ones (a host-only error in reduce.hpp's streamed sums, 2026-11-26,
@@ -35,7 +36,8 @@ root = os.getcwd()
 cmds = []
 for e in json.load(open(os.path.join(build, "compile_commands.json"))):
     f = os.path.relpath(e["file"], root)
-    if not ((f.startswith("tests/") and "/consumer/" not in f) or f.startswith("examples/")) or "nvcc" not in e["command"]:
+    docs = "/docs_blocks/" in f  # the docs pages' programs (generated in the build folder)
+    if not ((f.startswith("tests/") and "/consumer/" not in f) or f.startswith("examples/") or docs) or "nvcc" not in e["command"]:
         continue
     if "readme_" in f or "example_multi_gpu.dir" in e["command"]:
         continue  # built in full above

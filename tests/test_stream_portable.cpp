@@ -1,4 +1,4 @@
-// Portable streams (stream.hpp, README "Streams and asynchrony"): a raw
+// Portable streams (stream.hpp, docs/streams.md, "Streams and asynchrony"): a raw
 // cudaStream_t and libcu++'s cuda::stream_ref are taken wherever a stream is
 // (ufunc calls, out, reductions, factories, evaluate, parallel_for, matmul,
 // transpose, to_host) on every target of both backends, and give what the same

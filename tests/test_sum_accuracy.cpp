@@ -1,4 +1,4 @@
-// Float sums whose error must not grow with N (README "Reductions": |error| <=
+// Float sums whose error must not grow with N (docs/reductions.md: |error| <=
 // (log2(N) + 32) eps sum|x| on every path; these tests hold the tighter 2 log2(N)
 // eps sum|x|, eps the unit roundoff of the element type), on data chosen to expose a
 // serial accumulator: a constant (every rounding of a long serial run has the

@@ -49,7 +49,7 @@ def kernel_sum_ref(p, s, w, sigma):
 
 def sum_bound(x, axis):
     n = x.size if axis is None else (x.shape[axis] if x.ndim else 1)
-    # README, "Reductions": |computed - exact| <= (log2(N) + 32) eps sum|x_i|
+    # docs/reductions.md: |computed - exact| <= (log2(N) + 32) eps sum|x_i|
     return (math.log2(max(n, 1)) + 32) * EPS * np.abs(np.asarray(x, np.float64)).sum(axis=axis)
 
 

@@ -48,7 +48,7 @@ inline void synchronize() { detail::runtime<target::device>::device_synchronize(
 
 
 /// Bounds the device memory a call that streams host data may take for its
-/// chunk buffers (see README, "Streaming from host memory"): host data larger
+/// chunk buffers (see docs/streaming.md): host data larger
 /// than this is processed in chunks instead of failing. 0 restores the default
 /// (what the device has free when the call starts, less a tenth, at least
 /// 256 MiB). Device-resident arrays are not counted and not affected. Applies

@@ -65,8 +65,8 @@ inline constexpr bool targets_agree = std::is_void_v<A> || std::is_void_v<B> || 
 /// arrays. `Target` is the target of its array leaves (void when it has none)
 /// and functions; in a CUDA build a device expression may also have host-memory
 /// leaves (host arrays and views, pinned_arrays), which its evaluation and its
-/// reductions stream through the device in chunks (see README, "Streaming from
-/// host memory").
+/// reductions stream through the device in chunks (see
+/// docs/streaming.md).
 template <class Target, class Fn, class... Leaves>
 class expression {
  public:

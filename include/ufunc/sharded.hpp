@@ -77,7 +77,7 @@ void check_devices(const device_set& d, const char* what) {
     if (d.size() > 1)
       throw value_error(std::string(what) + ": sharding over " + std::to_string(d.size()) + " GPUs " + d.str() +
                         " needs NCCL, and this build has none (configure with UFUNC_WITH_NCCL=ON and NCCL "
-                        "installed; see README, \"Several GPUs\")");
+                        "installed; see docs/multi_gpu.md)");
 }
 
 /// The CUDA device holding `p` (-1: not device memory, or the host target).
