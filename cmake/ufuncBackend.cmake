@@ -106,7 +106,7 @@ endif()
 function(ufunc_configure_target tgt)
   cmake_parse_arguments(arg "BUILD_ONLY" "" "" ${ARGN})
   set(incs "$<$<COMPILE_LANGUAGE:CXX>:${UFUNC_CCCL_INCLUDE_DIR}>")  # nvcc finds CCCL itself
-  set(libs OpenMP::OpenMP_CXX)
+  set(libs OpenMP::OpenMP_CXX ${CMAKE_DL_LIBS})  # dl: NVTX (detail/trace.hpp) finds a profiler with dlopen
   set(opts "$<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda>" "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fopenmp>")
   set(defs "")
   if(UFUNC_RESOLVED_BACKEND STREQUAL "cuda")

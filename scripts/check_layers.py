@@ -20,7 +20,7 @@ VOCABULARY = {"config.hpp", "error.hpp", "shape.hpp", "stream.hpp", "axis.hpp", 
 # Detail headers the vocabulary headers may use (memory management, argument traits,
 # the runtime seam: each backend's runtime<Target>, which stream.hpp includes).
 VOCABULARY_DETAIL = {"detail/memory.hpp", "detail/arg_traits.hpp", "detail/element.hpp", "detail/expr_tree.hpp",
-                     "detail/sharded.hpp", "detail/host/runtime.hpp", "detail/cuda/runtime.hpp"}
+                     "detail/sharded.hpp", "detail/host/runtime.hpp", "detail/cuda/runtime.hpp", "detail/trace.hpp"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # A CUDA runtime call: the CUDA backend's folder makes them; everything else goes
 # through runtime<Target> (detail/cuda/runtime.hpp, detail/host/runtime.hpp).

@@ -11,6 +11,7 @@
 #include "array_view.hpp"
 #include "config.hpp"
 #include "detail/memory.hpp"
+#include "detail/trace.hpp"
 #include "error.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
@@ -91,6 +92,7 @@ class array {
   /// array's stream (or on `st`, if given) first.
   std::vector<T> to_host() const { return to_host(stream_); }
   std::vector<T> to_host(stream_ref st) const {
+    const detail::trace_range range("to_host");
     const auto n = static_cast<std::size_t>(size());
     if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no contiguous storage
       std::unique_ptr<bool[]> tmp(new bool[n ? n : 1]);
@@ -144,6 +146,7 @@ auto empty_like(const A& a, stream_ref st = {}) {
 /// on Target (device by default). Returns once `data` may be reused.
 template <class Target = target::device, class T>
 array<T, Target> asarray(const T* data, const shape& s, stream_ref st = {}) {
+  const detail::trace_range range("asarray");
   array<T, Target> a(s, st);
   detail::memory<Target>::copy_from_host(a.data(), data, static_cast<std::size_t>(a.size()) * sizeof(T), st);
   return a;

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "detail/call.hpp"
+#include "detail/trace.hpp"
 #include "expression.hpp"
 #include "stream.hpp"
 #include "vectorize.hpp"
@@ -28,6 +29,7 @@ template <class E, class... C, std::enable_if_t<detail::is_expression_v<E>, int>
 auto evaluate(const E& e, C&&... c) {
   using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<C>...>;
   UFUNC_CHECK_TRAILING(parsed, "ufunc::evaluate", "ufunc::out(...), ufunc::unsafe_cast and a stream");
+  const detail::trace_range range("evaluate");
   using B = detail::bare_t<E>;
   using Tg = std::conditional_t<std::is_void_v<typename B::target_type>, target::device, typename B::target_type>;
   const detail::controls ctl = detail::read_controls(c...);

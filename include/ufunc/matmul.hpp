@@ -13,6 +13,7 @@
 #include "detail/signature.hpp"  // failed_call
 #include "expression.hpp"
 #include "linalg_variants.hpp"
+#include "detail/trace.hpp"
 
 namespace ufunc {
 
@@ -80,6 +81,7 @@ auto matmul_checked(const A& a, const B& b, Rest&&... rest) {
   detail::require_launchable<Tg>();
   using args = detail::call_args<detail::c_out | detail::c_stream | detail::c_matmul_variant, detail::bare_t<Rest>...>;
   UFUNC_CHECK_TRAILING(args, "ufunc::matmul", "ufunc::out(...), a ufunc::matmul_variant and a stream");
+  const detail::trace_range range("matmul");
   const detail::controls ctl = detail::read_controls(rest...);
   const stream_ref s = ctl.stream;
   detail::check_variant<Tg>("matmul", ctl.mm_variant,

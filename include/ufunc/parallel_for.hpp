@@ -13,6 +13,7 @@
 #include "launch_config.hpp"
 #include "detail/call.hpp"
 #include "detail/parallel_for.hpp"
+#include "detail/trace.hpp"
 #include "error.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
@@ -50,6 +51,7 @@ void parallel_for_impl(const shape& space, F&& f, Ctl&&... ctl) {
   UFUNC_CHECK_TRAILING(args, "ufunc::parallel_for",
                        "a ufunc::launch_config and a stream (ufunc::stream, ufunc::stream_ref, cudaStream_t or "
                        "cuda::stream_ref)");
+  const trace_range range("parallel_for");
   const int rank = space.size();
   if (rank < 1 || rank > 3)
     throw shape_error("parallel_for: the index space must have 1 to 3 dimensions, got " + space.str());

@@ -20,6 +20,7 @@
 #include "detail/elementwise.hpp"
 #include "detail/reduce.hpp"
 #include "detail/stream.hpp"
+#include "detail/trace.hpp"
 #include "error.hpp"
 #include "expression.hpp"
 #include "ops.hpp"
@@ -117,6 +118,7 @@ class reducer {
     static_assert(parsed::nin >= 1, "ufunc reduction: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc reduction",
                      "ufunc::axis or ufunc::axes, ufunc::keepdims, ufunc::out(...), ufunc::unsafe_cast and a stream");
+    const detail::trace_range range(name_);  // an NVTX range named after the reduction (detail/trace.hpp)
     const detail::controls o = detail::read_controls(args...);
     auto outs = detail::out_views(args...);
     static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc reduction: out(...) takes one array (a reduction has one result)");

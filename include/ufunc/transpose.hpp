@@ -13,6 +13,7 @@
 #include "detail/signature.hpp"    // failed_call
 #include "expression.hpp"
 #include "linalg_variants.hpp"
+#include "detail/trace.hpp"
 
 namespace ufunc {
 
@@ -73,8 +74,10 @@ auto transpose_impl(const X& x, const std::vector<int>* axes, Rest&&... rest) {
   static_assert(lazy || arg_traits<bare_t<X>>::is_array, "ufunc::transpose: takes a ufunc array or array view");
   if constexpr (lazy || !arg_traits<bare_t<X>>::is_array)
     return failed_call{};
-  else
+  else {
+    const trace_range range("transpose");
     return transpose_array(x, axes, std::forward<Rest>(rest)...);
+  }
 }
 
 }  // namespace detail

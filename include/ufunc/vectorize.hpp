@@ -23,6 +23,7 @@
 #include "detail/signature.hpp"
 #include "detail/staged_out.hpp"
 #include "detail/stream.hpp"
+#include "detail/trace.hpp"
 #include "error.hpp"
 #include "expression.hpp"
 #include "full.hpp"
@@ -157,6 +158,7 @@ class vectorized {
         detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<Args>...>;
     static_assert(parsed::nin >= 1, "ufunc call: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...), ufunc::unsafe_cast and a stream");
+    const detail::trace_range range(name_);  // an NVTX range named after the ufunc (detail/trace.hpp)
     constexpr bool sharded = ((detail::is_sharded_operand_v<Args> || detail::sharded_out_arg<Args>()) || ...);
     using input_check = detail::inputs_check<F, std::tuple<Args...>, parsed::nin>;
     if constexpr (sharded) {
