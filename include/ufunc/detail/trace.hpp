@@ -62,6 +62,12 @@ class trace_range {
  public:
   explicit trace_range(const char* name) noexcept {
 #if UFUNC_NVTX
+    // NVTX initialises itself at its first call and other threads then read the
+    // function pointers it wrote, with no ordering a race detector sees (CI's TSan
+    // stage reported it): the first range initialises it once, under a C++ static,
+    // whose guard orders every later range after it.
+    static const bool ready = (nvtxInitialize(nullptr), true);
+    (void)ready;
     nvtxRangePushA(name ? name : "ufunc");
 #endif
 #if defined(UFUNC_TESTING)
