@@ -152,3 +152,33 @@ TEST_CASE("host pool: nested calls run inside items; calls from 8 std::threads a
   for (auto& t : th) t.join();
   CHECK(bad.load() == 0);
 }
+
+namespace {
+struct kind_a {};
+struct kind_b {};
+}  // namespace
+
+TEST_CASE("host pool: a kind of call that found its workers late backs off alone") {
+  // note_late keeps what it learns per body type: a float sum's late workers
+  // must not make another operation's calls of as many items serial.
+  host::late_note& a = host::late_note_of<kind_a>();
+  host::late_note& b = host::late_note_of<kind_b>();
+  CHECK(&a != &b);
+  CHECK(&a == &host::late_note_of<kind_a>());
+  const auto b_until = b.until.load();
+  const auto b_items = b.items.load();
+  const auto now = std::chrono::steady_clock::now();
+  host::thread_pool::note_late(5, now, a);
+  CHECK(a.items.load() == 10);
+  CHECK(a.until.load() > now.time_since_epoch().count());
+  CHECK(b.until.load() == b_until);
+  CHECK(b.items.load() == b_items);
+  // Within the period: calls of this kind of up to 2n items are serial, larger
+  // ones are not held back by it (the pool's stall back-off aside).
+  auto& pool = host::thread_pool::get();
+  CHECK(pool.backing_off(10, a));
+  CHECK(pool.backing_off(11, a) == pool.backing_off(11, b));
+  // A later late call of fewer items keeps the larger count until the period ends.
+  host::thread_pool::note_late(2, now, a);
+  CHECK(a.items.load() == 10);
+}

@@ -82,6 +82,23 @@ inline bool& in_pool_item() {
   return inside;
 }
 
+/// What one kind of call (one body type: one operation at one element type)
+/// remembers of its workers coming too late to take an item (thread_pool::
+/// note_late). Kept per kind: another operation's items cost other times (a
+/// float sum's items of 2^16 elements took 15 us on a 16-core host where the
+/// workers woke in more, a gaussian_pdf's 90 us), so one kind's lateness says
+/// nothing of another's (kept for all calls, it made every 2^18-element call
+/// serial there: bench/NOTES.md).
+struct late_note {
+  std::atomic<std::chrono::steady_clock::rep> until{0};  // calls of up to `items`
+  std::atomic<index_t> items{0};                          //   items serial until then
+};
+template <class Body>
+late_note& late_note_of() {
+  static late_note note;
+  return note;
+}
+
 class thread_pool {
  public:
   /// The process's pool (never destroyed: a call from a static destructor, or
@@ -93,7 +110,7 @@ class thread_pool {
 
   /// Runs job's items with up to job.team threads; false when the pool is busy
   /// (nothing ran: the caller runs them itself).
-  bool run(const std::shared_ptr<pool_job>& job) {
+  bool run(const std::shared_ptr<pool_job>& job, late_note& late) {
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     if (!busy.owns_lock()) return false;
     grow(job->team - 1);
@@ -125,7 +142,7 @@ class thread_pool {
       note_wait(lost_time(t_start, t1, t2, mine, job->n), t2);
     } else {
       note_wait(false, t_start);
-      if (helpers > 0 && mine == job->n) note_late(job->n, t_start);
+      if (helpers > 0 && mine == job->n) note_late(job->n, t_start, late);
     }
     if (helpers > 0) {
       const std::lock_guard<std::mutex> lock(job_mutex_);
@@ -134,14 +151,28 @@ class thread_pool {
     return true;
   }
 
-  /// Whether calls run serially now (after a stall: see note_wait).
-  /// (A call of n items: see note_wait and note_late.)
-  bool backing_off(index_t n) const {
+  /// Whether a call of n items of the kind `late` runs serially now (see
+  /// note_wait and note_late).
+  bool backing_off(index_t n, const late_note& late) const {
     const auto until = serial_until_.load(std::memory_order_relaxed);
-    const auto late_until = late_until_.load(std::memory_order_relaxed);
+    const auto late_until = late.until.load(std::memory_order_relaxed);
     if (until == 0 && late_until == 0) return false;
     const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
-    return now < until || (now < late_until && n <= late_items_.load(std::memory_order_relaxed));
+    return now < until || (now < late_until && n <= late.items.load(std::memory_order_relaxed));
+  }
+
+  /// After a call of n items of the kind `late` whose workers came too late to
+  /// take any (the caller ran them all), calls of that kind of up to 2n items
+  /// run serially for 50 ms: waking workers cost such a call time and gained
+  /// nothing (on a machine whose cores are taken, or whose virtual cores share
+  /// fewer physical ones, a woken worker spinning for work slowed the caller: a
+  /// 2^17 float sum took 62 us against 37 alone). Larger calls still wake them.
+  static void note_late(index_t n, std::chrono::steady_clock::time_point now, late_note& late) {
+    const auto nowc = now.time_since_epoch().count();
+    const index_t items = 2 * n;
+    if (nowc >= late.until.load(std::memory_order_relaxed) || items > late.items.load(std::memory_order_relaxed))
+      late.items.store(items, std::memory_order_relaxed);
+    late.until.store((now + std::chrono::milliseconds(50)).time_since_epoch().count(), std::memory_order_relaxed);
   }
 
  private:
@@ -179,20 +210,6 @@ class thread_pool {
     const auto until = now + std::chrono::milliseconds(backoff_ms_);
     serial_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
     backoff_ms_ = std::min(2 * backoff_ms_, 1000);
-  }
-
-  /// After a call of n items whose workers came too late to take any (the
-  /// caller ran them all), calls of up to 2n items run serially for 50 ms:
-  /// waking workers cost such a call time and gained nothing (on a machine
-  /// whose cores are taken, or whose virtual cores share fewer physical ones,
-  /// a woken worker spinning for work slowed the caller: a 2^17 float sum took
-  /// 62 us against 37 alone). Larger calls still wake them. (Under busy_.)
-  void note_late(index_t n, std::chrono::steady_clock::time_point now) {
-    const auto nowc = now.time_since_epoch().count();
-    const index_t items = 2 * n;
-    if (nowc >= late_until_.load(std::memory_order_relaxed) || items > late_items_.load(std::memory_order_relaxed))
-      late_items_.store(items, std::memory_order_relaxed);
-    late_until_.store((now + std::chrono::milliseconds(50)).time_since_epoch().count(), std::memory_order_relaxed);
   }
 
   /// Starts workers up to `want` (under busy_). If the system refuses a thread,
@@ -240,8 +257,6 @@ class thread_pool {
   std::mutex busy_;                 // held by the call using the pool
   int backoff_ms_ = 50;             // the next back-off period (under busy_)
   std::atomic<std::chrono::steady_clock::rep> serial_until_{0};  // calls serial until then
-  std::atomic<std::chrono::steady_clock::rep> late_until_{0};   // calls of up to late_items_
-  std::atomic<index_t> late_items_{0};                           //   items serial until then
   int started_ = 0;                 // detached workers started (slots 1..started_; under busy_)
   std::mutex job_mutex_;
   std::shared_ptr<pool_job> job_;   // the current call's job (under job_mutex_)
@@ -270,14 +285,15 @@ void parallel_n_slots(index_t n, const Body& body, int max_threads = 0) {
   int team = parallel_slots();
   if (max_threads > 0 && max_threads < team) team = max_threads;
   if (n < team) team = static_cast<int>(n);
-  if (team > 1 && !thread_pool::get().backing_off(n)) {
+  late_note& late = late_note_of<Body>();
+  if (team > 1 && !thread_pool::get().backing_off(n, late)) {
     auto job = std::make_shared<pool_job>();
     job->n = n;
     job->team = team;
     job->failed.store(n, std::memory_order_relaxed);
     job->body = &body;
     job->run = [](const void* b, index_t i, int slot) { (*static_cast<const Body*>(b))(i, slot); };
-    if (thread_pool::get().run(job)) {
+    if (thread_pool::get().run(job, late)) {
       // The caller takes the exception out of the job: a worker may drop the
       // job's last reference later, and the exception must not be freed there
       // while the caller's handler reads it (its count lives in libsupc++, whose
