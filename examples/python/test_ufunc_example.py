@@ -348,6 +348,30 @@ def test_torch_current_stream():
     torch.testing.assert_close(y2, y)
 
 
+def cupy_negative_strides_broken(cp):
+    """Whether this CuPy's __dlpack__ gives a reversed view a wrong stride (CuPy
+    issue #10172, fixed by its PR #10228): the capsule's DLTensor read with ctypes."""
+    import ctypes
+
+    class DLDevice(ctypes.Structure):
+        _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+    class DLDataType(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+    class DLTensor(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32), ("dtype", DLDataType),
+                    ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                    ("byte_offset", ctypes.c_uint64)]
+
+    v = cp.arange(4, dtype=cp.float32)[::-1]
+    cap = v.__dlpack__()  # unversioned: a "dltensor" capsule, deleted with it
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    t = DLTensor.from_address(get(cap, b"dltensor"))
+    return t.ndim != 1 or not t.strides or t.strides[0] != -1
+
+
 def test_cupy_roundtrip():
     cp = pytest.importorskip("cupy")
     if u.backend != "cuda":
@@ -363,8 +387,17 @@ def test_cupy_roundtrip():
     assert y.data.ptr == u._last_result_address()
     check_pdf(cp.asnumpy(y), cp.asnumpy(x))
     out = cp.empty_like(x)
-    assert u.gaussian_pdf(x[::-1], out=out) is out
-    check_pdf(cp.asnumpy(out), cp.asnumpy(x[::-1]))
+    if cupy_negative_strides_broken(cp):
+        # CuPy before PR #10228 (issue #10172) exports a negative stride divided as
+        # unsigned (-4 bytes -> 2^62 - 1 elements): the view is refused, never read.
+        with pytest.raises(ValueError, match="strides"):
+            u.gaussian_pdf(x[::-1], out=out)
+    else:
+        assert u.gaussian_pdf(x[::-1], out=out) is out
+        check_pdf(cp.asnumpy(out), cp.asnumpy(x[::-1]))
+    out3 = cp.empty((x.size + 2) // 3, dtype=cp.float32)
+    assert u.gaussian_pdf(x[::3], out=out3) is out3
+    check_pdf(cp.asnumpy(out3), cp.asnumpy(x[::3]))
     m = cp.random.standard_normal((300, 200), dtype=cp.float32)
     np.testing.assert_allclose(cp.asnumpy(u.sum(m, axis=0)), cp.asnumpy(m).astype(np.float64).sum(0), rtol=1e-4,
                                atol=1e-4)
