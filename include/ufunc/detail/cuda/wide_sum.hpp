@@ -178,17 +178,23 @@ struct wide_job<reduce_job<HasInit, Src, Acc, Op, Fin, NIN>> {
   }
 };
 
+// Bytes an item of the whole sums below: a tuning knob (16, 32 or 64; on an
+// H200 16 lost 6 % of the speed of 32 and 64 gained nothing: bench/NOTES.md).
+#ifndef UFUNC_WIDE_PACK_BYTES
+#  define UFUNC_WIDE_PACK_BYTES 32
+#endif
+
 /// Whole sums of 16-bit floats, floats and doubles in packs of 32 bytes (two
 /// 16-byte loads an item): the pack's lifted values summed by a fixed pairwise
 /// tree in the narrow accumulator (log2(width) roundings at most), then widened
 /// once. 16-bit floats: CUB does not vectorise 2-byte loads (0.82 of peak where
 /// floats reach 0.86, H100); packs of 32 bytes reached 0.87 (bench/NOTES.md).
-/// The base must be 16-byte aligned; the last, short pack is folded serially
-/// in the wide type.
+/// The base must be 16-byte aligned; the last, short pack is padded with zeros.
 template <class T, class Map, class Lift, class Acc>
 struct pack_tree_sum {
-  static constexpr int width = 32 / static_cast<int>(sizeof(T));
-  static_assert(width >= 4 && (width & (width - 1)) == 0, "pack_tree_sum: 2-, 4- or 8-byte elements");
+  static constexpr int width = UFUNC_WIDE_PACK_BYTES / static_cast<int>(sizeof(T));
+  static_assert(width >= 2 && (width & (width - 1)) == 0, "pack_tree_sum: whole 16-byte loads");
+  static constexpr int loads = UFUNC_WIDE_PACK_BYTES / 16;
   using ws = wide_sum<Acc, plus>;
   const T* p;
   index_t n;
@@ -197,23 +203,27 @@ struct pack_tree_sum {
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD auto operator()(index_t i) const {
     const index_t b = i * width;
+    Acc a[width];
     if (b + width <= n) {
-      uint4 raw[2];  // both loads issued before any use
-      raw[0] = *reinterpret_cast<const uint4*>(p + b);
-      raw[1] = *reinterpret_cast<const uint4*>(p + b + width / 2);
+      uint4 raw[loads];  // every load issued before any use
+      const uint4* q = reinterpret_cast<const uint4*>(p + b);
+#pragma unroll
+      for (int l = 0; l < loads; ++l) raw[l] = q[l];
       const T* v = reinterpret_cast<const T*>(raw);
-      Acc a[width];
 #pragma unroll
       for (int k = 0; k < width; ++k) a[k] = lift(map(v[k]), index_t(0));
+    } else {
+      // The last, short pack: its elements, then zeros (the identity of the
+      // sum), with no loop: both paths straight-line code, so the loads of a
+      // thread's items can all be issued before their additions.
 #pragma unroll
-      for (int h = width / 2; h >= 1; h /= 2)
-#pragma unroll
-        for (int k = 0; k < h; ++k) a[k] = static_cast<Acc>(a[k] + a[k + h]);
-      return ws::widen(a[0]);
+      for (int k = 0; k < width; ++k) a[k] = b + k < n ? static_cast<Acc>(lift(map(p[b + k]), index_t(0))) : Acc(0);
     }
-    auto w = ws::widen(lift(map(p[b]), index_t(0)));
-    for (index_t k = b + 1; k < n; ++k) w = static_cast<decltype(w)>(typename ws::op{}(w, ws::widen(lift(map(p[k]), index_t(0)))));
-    return w;
+#pragma unroll
+    for (int h = width / 2; h >= 1; h /= 2)
+#pragma unroll
+      for (int k = 0; k < h; ++k) a[k] = static_cast<Acc>(a[k] + a[k + h]);
+    return ws::widen(a[0]);
   }
 };
 

@@ -80,6 +80,17 @@ struct store_finished {
   __host__ __device__ Res operator()(const maybe<A>& a) const { return static_cast<Res>(fin(a.v)); }
 };
 
+/// A pointer input as it is; a counting input (the pack sums' item indices) as
+/// a counting iterator of the offset type I.
+template <class I, class In>
+In narrow_counting(In in) {
+  return in;
+}
+template <class I>
+thrust::counting_iterator<I> narrow_counting(thrust::counting_iterator<index_t> in) {
+  return thrust::counting_iterator<I>(static_cast<I>(*in));
+}
+
 /// One CUB call; with temp == nullptr it only sets `bytes` (CUB's two-phase
 /// protocol). HasInit: start from `init` (an identity or the user's value);
 /// otherwise reduce `maybe` values so that no identity is needed.
@@ -88,10 +99,13 @@ cudaError_t cub_reduce_all(void* temp, std::size_t& bytes, In in, const Xform& x
                            const Acc& init, const Fin& fin, Res* out, cudaStream_t s) {
   auto o = thrust::make_transform_output_iterator(out, store_finished<Res, Fin>{fin});
   auto go = [&](auto count) {
+    // A counting input counts in the offsets' width (32-bit index arithmetic
+    // in the kernel when the count allows).
+    auto it = narrow_counting<decltype(count)>(in);
     if constexpr (HasInit)
-      return cub::DeviceReduce::TransformReduce(temp, bytes, in, o, count, op, x, init, s);
+      return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, op, x, init, s);
     else
-      return cub::DeviceReduce::TransformReduce(temp, bytes, in, o, count, maybe_op<Acc, Op>{op}, wrap_maybe<Xform>{x},
+      return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, maybe_op<Acc, Op>{op}, wrap_maybe<Xform>{x},
                                                 maybe<Acc>{Acc{}, false}, s);
   };
   // 32-bit offsets when they suffice (CUB's fastest instantiation).
