@@ -1,0 +1,240 @@
+// Reductions over whole arrays, part two (part one: test_reduce.cpp): argmin and
+// argmax against a serial loop, the float sums' tree order and accuracy against
+// NumPy's pairwise sums, host arrays and std::vector inputs, streams. References
+// are computed over host copies, in double.
+#include "reduce_support.hpp"
+
+namespace {
+template <class T>
+bool is_nan_value(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  else
+    return false;
+}
+
+// The first position of the smallest (Max: largest) value, the first NaN winning:
+// NumPy's argmin/argmax, by a serial loop.
+template <bool Max, class T>
+index_t serial_arg(const T* p, index_t n, index_t stride = 1) {
+  index_t best = 0;
+  for (index_t i = 0; i < n; ++i) {
+    const T v = p[i * stride], b = p[best * stride];
+    if (is_nan_value(b)) break;
+    if (is_nan_value(v) || (Max ? b < v : v < b)) best = i;
+  }
+  return best;
+}
+
+// Values from a small set (many ties), a few NaNs for floating types, as T.
+template <class T>
+std::vector<T> tied_values(std::size_t n, std::mt19937_64& rng, bool nans) {
+  std::uniform_int_distribution<int> d(-20, 20);
+  std::vector<T> h(n);
+  for (auto& v : h) v = static_cast<T>(d(rng));
+  if constexpr (std::is_floating_point_v<T>)
+    if (nans && n > 0)
+      for (int k = 0; k < 2; ++k) h[std::uniform_int_distribution<std::size_t>(0, n - 1)(rng)] = std::numeric_limits<T>::quiet_NaN();
+  return h;
+}
+
+template <class T>
+void check_arg_reductions(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (index_t n : {1, 3, 4, 5, 8, 33, 1000, 4097, 65541, (1 << 20) + 3}) {
+    for (bool nans : {false, true}) {
+      // One extreme value planted late, so that it improves on the ties (and
+      // one early, so that nothing later does).
+      for (int plant = 0; plant < 3; ++plant) {
+        auto h = tied_values<T>(static_cast<std::size_t>(n) + 1, rng, nans);
+        if (plant > 0) {
+          const auto at = plant == 1 ? h.size() - 2 : h.size() / 7;
+          h[at] = static_cast<T>(30), h[h.size() - 1 - at] = static_cast<T>(-30);
+        }
+        INFO("n = " << n << ", nans " << nans << ", plant " << plant);
+        const auto x = ufunc::to_device(h);
+        // Whole array, and the same data one element in (not 16-byte aligned).
+        CHECK(ufunc::argmax(x.view().sliced(0, 0, n)) == serial_arg<true>(h.data(), n));
+        CHECK(ufunc::argmin(x.view().sliced(0, 0, n)) == serial_arg<false>(h.data(), n));
+        CHECK(ufunc::argmax(x.view().sliced(0, 1, n + 1)) == serial_arg<true>(h.data() + 1, n));
+        CHECK(ufunc::argmin(x.view().sliced(0, 1, n + 1)) == serial_arg<false>(h.data() + 1, n));
+      }
+    }
+  }
+  // Rows of several lengths (the row kernels' block and group paths) and columns.
+  for (index_t cols : {4, 12, 64, 1000, 5000}) {
+    const index_t rows = std::max<index_t>(3, (1 << 18) / cols);
+    const auto h = tied_values<T>(static_cast<std::size_t>(rows * cols), rng, true);
+    const auto x = ufunc::to_device(h, {rows, cols});
+    INFO("rows " << rows << ", cols " << cols);
+    const auto amax = ufunc::argmax(x, ufunc::axis(1)).to_host();
+    const auto amin = ufunc::argmin(x, ufunc::axis(1)).to_host();
+    const auto cmax = ufunc::argmax(x, ufunc::axis(0)).to_host();
+    bool rows_ok = true, cols_ok = true;
+    for (index_t r = 0; r < rows; ++r)
+      rows_ok &= amax[r] == serial_arg<true>(h.data() + r * cols, cols) &&
+                 amin[r] == serial_arg<false>(h.data() + r * cols, cols);
+    for (index_t c = 0; c < cols; ++c) cols_ok &= cmax[c] == serial_arg<true>(h.data() + c, rows, cols);
+    CHECK(rows_ok);
+    CHECK(cols_ok);
+  }
+}
+}  // namespace
+
+TEST_CASE("reduce: argmin/argmax against a serial loop: ties, NaNs, planted extremes, every size and type") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  check_arg_reductions<float>(seed);
+  check_arg_reductions<double>(seed + 1);
+  check_arg_reductions<int>(seed + 2);
+  check_arg_reductions<std::int8_t>(seed + 3);
+}
+
+TEST_CASE("reduce: float sums use a tree order: error like log N, not N (2^24 values)") {
+  const std::size_t n = std::size_t(1) << 24;
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Mean 1.5: the running sum passes 2^24 two thirds of the way, after which float
+  // spacing is 2 and a serial loop rounds nearly every term (1 < x < 2) up to 2:
+  // millions off, where any tree order stays within the bound.
+  std::normal_distribution<float> d(1.5f, 0.25f);
+  std::vector<float> h(n);
+  for (auto& v : h) v = d(rng);
+  const double ref = dsum(h), bound = tree_bound(n, dabs_sum(h));
+  float serial = 0;
+  for (float v : h) serial += v;
+  INFO("reference " << ref << ", serial float loop " << serial << ", bound " << bound);
+  CHECK(std::fabs(serial - ref) > bound);  // the bound tells a serial order from a tree
+  const float s = ufunc::sum(ufunc::to_device(h));
+  INFO("ufunc::sum " << s << ", error " << std::fabs(s - ref));
+  CHECK(std::fabs(s - ref) <= bound);
+  auto hx = ufunc::asarray<ufunc::target::host>(h);
+  CHECK(std::fabs(ufunc::sum(hx) - ref) <= bound);
+}
+
+TEST_CASE("reduce: host arrays reduce on the host target in every build; std::vector inputs") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto h = test::random_vector<float>(3000, seed);
+  const auto hx = ufunc::asarray<ufunc::target::host>(h, {30, 100});
+  const auto r = ufunc::sum(hx, ufunc::axis(1));
+  static_assert(std::is_same_v<decltype(r), const ufunc::array<float, ufunc::target::host>>);
+  const auto g = groups(h, test::contiguous({30, 100}), {30, 100}, {false, true});
+  for (std::size_t o = 0; o < 30; ++o) CHECK(std::fabs(r.data()[o] - dsum(g[o])) <= tree_bound(100, dabs_sum(g[o])));
+  CHECK(ufunc::max(h) == *std::max_element(h.begin(), h.end()));  // std::vector input
+  const auto dot = ufunc::map_reduce(mul_f{}, ufunc::plus{});
+  double dref = 0;
+  for (float v : h) dref += double(v) * v;
+  CHECK(dot(h, h) == doctest::Approx(dref).epsilon(1e-5));
+}
+
+TEST_CASE("reduce: a stream argument orders the work on that stream") {
+  const auto h = test::random_vector<float>(100000, test::fresh_seed());
+  ufunc::stream_ref s;
+#if defined(UFUNC_BACKEND_CUDA)
+  cudaStream_t cs;
+  REQUIRE(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking) == cudaSuccess);
+  s = cs;
+#endif
+  {
+    const auto x = ufunc::to_device(h, {1000, 100}, s);
+    auto r = ufunc::sum(x, ufunc::axis(0), s);
+    auto r0 = ufunc::empty<float>(shape{}, s);
+    ufunc::sum(x, ufunc::out(r0), s);
+    const float whole = ufunc::sum(x, s);
+    s.synchronize();
+    CHECK(std::fabs(r0.to_host()[0] - whole) <= 1e-3f * std::fabs(whole) + 1e-2f);
+    const auto hr = r.to_host();
+    const auto g = groups(h, test::contiguous({1000, 100}), {1000, 100}, {true, false});
+    for (std::size_t o = 0; o < 100; ++o) CHECK(std::fabs(hr[o] - dsum(g[o])) <= tree_bound(1000, dabs_sum(g[o])));
+  }
+#if defined(UFUNC_BACKEND_CUDA)
+  cudaStreamSynchronize(cs);
+  cudaStreamDestroy(cs);
+#endif
+}
+
+
+namespace {
+/// NumPy's float32 pairwise sum (numpy/_core/src/umath/loops_utils.h.src) of n
+/// elements at stride `st`, written here from its source: the accuracy the
+/// library must reach on the same data.
+float numpy_pairwise(const float* x, index_t n, index_t st) {
+  if (n < 8) {
+    float r = -0.0f;
+    for (index_t i = 0; i < n; ++i) r += x[i * st];
+    return r;
+  }
+  if (n <= 128) {
+    float r[8];
+    for (int k = 0; k < 8; ++k) r[k] = x[k * st];
+    index_t i = 8;
+    for (; i < n - n % 8; i += 8)
+      for (int k = 0; k < 8; ++k) r[k] += x[(i + k) * st];
+    float res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) res += x[i * st];
+    return res;
+  }
+  index_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return numpy_pairwise(x, n2, st) + numpy_pairwise(x + n2 * st, n - n2, st);
+}
+
+/// One group's sum against a double reference: within the pairwise bound
+/// 2 * log2(n) * eps * sum|x| always; on the host target also within twice the
+/// error of NumPy's pairwise order on the same elements (or 8 eps sum|x|, below
+/// which orders differ by luck only). `serial_ok`: the CUDA column kernel's runs
+/// are serial per thread; there it must beat NumPy's own axis-0 order, a serial
+/// loop over the rows.
+void check_sum_error(float got, const float* x, index_t n, index_t st, bool host, bool serial_ok) {
+  double ref = 0, abs_sum = 0;
+  float serial = 0;
+  for (index_t i = 0; i < n; ++i) ref += x[i * st], abs_sum += std::fabs(x[i * st]), serial += x[i * st];
+  const double eps = std::ldexp(1.0, -24);
+  const double bound = 2 * std::max(1.0, std::log2(static_cast<double>(n))) * eps * abs_sum;
+  const double err = std::fabs(static_cast<double>(got) - ref);
+  const double err_np = std::fabs(static_cast<double>(numpy_pairwise(x, n, st)) - ref);
+  INFO("n " << n << ": got " << got << " error " << err << ", NumPy's pairwise error " << err_np << ", bound " << bound
+            << ", serial error " << std::fabs(serial - ref));
+  CHECK(err_np <= bound);  // the reference itself holds the bound
+  if (serial_ok)
+    CHECK(err <= std::max(bound, std::fabs(static_cast<double>(serial) - ref)));
+  else
+    CHECK(err <= bound);
+  if (host) CHECK(err <= std::max(2 * err_np, 8 * eps * abs_sum));
+}
+
+template <class Tg>
+void check_float_sum_accuracy(std::uint64_t seed) {
+  constexpr bool host = std::is_same_v<Tg, ufunc::target::host>;
+  INFO("target " << (host ? "host" : "device") << " seed " << seed);
+  std::mt19937_64 rng(seed);
+  for (index_t n : {index_t(1000), index_t(12344), (index_t(1) << 20) + 4, index_t(1) << 22}) {
+    for (int data = 0; data < 3; ++data) {
+      INFO("n " << n << " data " << data << " (0: 0.1f each, 1: uniform [0,1), 2: normal(1.5, 0.25))");
+      std::vector<float> h(static_cast<std::size_t>(n));
+      std::uniform_real_distribution<float> u(0.0f, 1.0f);
+      std::normal_distribution<float> g(1.5f, 0.25f);
+      for (auto& v : h) v = data == 0 ? 0.1f : data == 1 ? u(rng) : g(rng);
+      const auto x = ufunc::asarray<Tg>(h);
+      check_sum_error(ufunc::sum(x), h.data(), n, 1, host, false);
+      // Rows (4, n/4) along axis 1 and columns (n/4, 4) along axis 0.
+      const index_t q = n / 4;
+      const auto x2 = ufunc::make_view<Tg>(x.data(), shape{4, q});
+      const auto by_row = ufunc::sum(x2, ufunc::axis(1)).to_host();
+      for (index_t r = 0; r < 4; ++r) check_sum_error(by_row[static_cast<std::size_t>(r)], h.data() + r * q, q, 1, host, false);
+      const auto xc = ufunc::make_view<Tg>(x.data(), shape{q, 4});
+      const auto by_col = ufunc::sum(xc, ufunc::axis(0)).to_host();
+      for (index_t c = 0; c < 4; ++c) check_sum_error(by_col[static_cast<std::size_t>(c)], h.data() + c, q, 4, host, !host);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("reduce: float sums are as accurate as NumPy's pairwise sums (whole, rows, columns; up to 2^22)") {
+  // Before: 2^22 x 0.1f summed to 419431.06 on the host (NumPy 419430.47, exact
+  // 419430.41): serial leaves of 128, and columns summed serially.
+  const auto seed = test::fresh_seed();
+  test::for_each_target([&](auto tg) { check_float_sum_accuracy<decltype(tg)>(seed); });
+}
