@@ -137,7 +137,7 @@ sanitize() {
     esac
     [ "$tool" = racecheck ] && [ "$name" = example_atomic_counter ] && continue
     # racecheck over its timed 4096^3 tensor-core matmul ran past 500 s; the
-    # unit tests (test_half) cover those kernels under racecheck.
+    # unit tests (test_half*.cpp) cover those kernels under racecheck.
     [ "$tool" = racecheck ] && [ "$name" = example_half_precision ] && continue
     local args=()
     if [ "$name" = "$bin" ]; then
