@@ -1,5 +1,6 @@
 // Shared by the streaming tests (test_streaming*.cpp): a device memory limit for
-// a scope, bit-for-bit comparison, pinned copies and the functions they stream.
+// a scope, bit-for-bit comparison, pinned copies, the staging blocks out and the
+// functions they stream.
 #pragma once
 
 #include "test_support.hpp"
@@ -24,6 +25,17 @@ template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
+
+#if defined(UFUNC_TESTING)
+/// Staging blocks taken and not returned (none on the host backend, which stages nothing).
+inline std::size_t staging_out() {
+#  if defined(UFUNC_BACKEND_CUDA)
+  return ufunc::detail::cuda_stream::staging_cache::get().blocks_out();
+#  else
+  return 0;
+#  endif
+}
+#endif
 
 template <class T>
 ufunc::pinned_array<T> pinned_of(const std::vector<T>& v, const shape& s) {

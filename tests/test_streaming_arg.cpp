@@ -8,28 +8,13 @@
 // and ties in the data. On the host backend nothing streams and the same checks
 // hold against the host loop. Few call sites (each costs nvcc time): the cases
 // loop over shapes, limits and input kinds.
-#include "test_support.hpp"
+#include "streaming_support.hpp"
 
 #include <omp.h>
 
-#include <cstring>
-#include <string>
-#include <vector>
-
-using ufunc::index_t;
-using ufunc::shape;
+using namespace streaming_test;
 
 namespace {
-
-struct limit_scope {
-  explicit limit_scope(std::size_t b) { ufunc::set_device_memory_limit(b); }
-  ~limit_scope() { ufunc::set_device_memory_limit(0); }
-};
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
 
 /// Integers in [-20, 20] (many ties; a zero is sometimes -0.0, equal to 0.0),
 /// and with `nans` about one NaN in 400.
@@ -209,14 +194,6 @@ const auto gauss = ufunc::vectorize(gauss_fn{}, "gauss");
 const auto split2 = ufunc::vectorize(split_fn{}, "split2");
 
 #if defined(UFUNC_TESTING)
-std::size_t staging_out() {
-#  if defined(UFUNC_BACKEND_CUDA)
-  return ufunc::detail::cuda_stream::staging_cache::get().blocks_out();
-#  else
-  return 0;
-#  endif
-}
-
 /// Arms a test fault (`arm(true)`), expects `call` to throw E, disarms it, and
 /// checks that nothing leaked: the live device allocations are `live` again and
 /// no staging block is out.

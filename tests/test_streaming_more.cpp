@@ -8,17 +8,6 @@ using namespace streaming_test;
 
 #if defined(UFUNC_TESTING)
 
-namespace {
-/// Staging blocks taken and not returned (none on the host backend, which stages nothing).
-std::size_t staging_out() {
-#  if defined(UFUNC_BACKEND_CUDA)
-  return ufunc::detail::cuda_stream::staging_cache::get().blocks_out();
-#  else
-  return 0;
-#  endif
-}
-}  // namespace
-
 TEST_CASE("streaming: a CUDA error mid-pipeline drains, frees, leaves inputs and keeps the rows before it") {
   if (!ufunc::cuda_backend) return;  // the host backend has no pipeline to interrupt
   namespace tst = ufunc::detail::testing;
