@@ -85,10 +85,9 @@ inline bool& in_pool_item() {
 /// What one kind of call (one body type: one operation at one element type)
 /// remembers of its workers coming too late to take an item (thread_pool::
 /// note_late). Kept per kind: another operation's items cost other times (a
-/// float sum's items of 2^16 elements took 15 us on a 16-core host where the
-/// workers woke in more, a gaussian_pdf's 90 us), so one kind's lateness says
-/// nothing of another's (kept for all calls, it made every 2^18-element call
-/// serial there: bench/NOTES.md).
+/// float sum's items of 2^16 elements take about 15 us on one core, a
+/// gaussian_pdf's of 2^14 about 90 us), so one kind's lateness says nothing of
+/// another's.
 struct late_note {
   std::atomic<std::chrono::steady_clock::rep> until{0};  // calls of up to `items`
   std::atomic<index_t> items{0};                          //   items serial until then
