@@ -82,11 +82,11 @@ __global__ void __launch_bounds__(BLOCK)
 #pragma unroll
       for (int j = 0; j < V; ++j) acc[j] = column_load<Src>::widen(v[j]);
     }
-    index_t r = a + 1;
-    for (; r + U <= e; r += U) {
-      L v[U][V];
-#pragma unroll
-      for (int u = 0; u < U; ++u) load(r + u, v[u]);
+    // A round's U rows are folded while the next round's loads are in flight
+    // (software pipelining): a warp otherwise waits for a round, folds it, and
+    // only then issues the next. (8192, 8192) axis 0 / read kernel: H200 0.85 ->
+    // 0.87, H100 0.93 -> 0.94 (one block of 16 warps an SM there).
+    auto fold_round = [&](L (&v)[U][V]) {
       if constexpr (column_load<Src>::wide) {
         // A round's U rows added in the narrow type (U - 1 roundings), widened once.
 #pragma unroll
@@ -101,6 +101,27 @@ __global__ void __launch_bounds__(BLOCK)
         for (int u = 0; u < U; ++u)
 #pragma unroll
           for (int j = 0; j < V; ++j) acc[j] = combine_in_order(op, acc[j], column_load<Src>::widen(v[u][j]));
+      }
+    };
+    index_t r = a + 1;
+    if (r + U <= e) {
+      L v[U][V];
+#pragma unroll
+      for (int u = 0; u < U; ++u) load(r + u, v[u]);
+      for (;;) {
+        const index_t rn = r + U;
+        const bool more = rn + U <= e;
+        L w[U][V];
+        if (more)
+#pragma unroll
+          for (int u = 0; u < U; ++u) load(rn + u, w[u]);
+        fold_round(v);
+        r = rn;
+        if (!more) break;
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+#pragma unroll
+          for (int j = 0; j < V; ++j) v[u][j] = w[u][j];
       }
     }
     for (; r < e; ++r) {
