@@ -24,6 +24,7 @@
 #include <ufunc/ufunc.hpp>
 #include <ufunc/detail/cuda/kernels/matmul_mma.cuh>
 #include <ufunc/detail/cuda/kernels/matmul_wgmma.cuh>
+#include <ufunc/detail/cuda/linalg_launch.hpp>
 
 #define CK(x)                                                                                  \
   do {                                                                                         \

@@ -5,7 +5,10 @@
   (types, no operations), never a public operation header;
 - the vocabulary headers include no operation header (public or detail dispatch);
 - the runtime seam: no CUDA runtime call (`cudaXxx(`) outside include/ufunc/detail/cuda/,
-  except the calls of error.hpp's checking macros (RUNTIME_CALL_EXCEPTIONS, by name and count).
+  except the calls of error.hpp's checking macros (RUNTIME_CALL_EXCEPTIONS, by name and count);
+- kernel files (detail/cuda/kernels/) launch nothing (no `<<<`: their launchers live in
+  the dispatch layer) and include only other kernel files and the headers that
+  describe operands (never a dispatch header of detail/cuda/).
 Prints the violations and exits 1 if there are any."""
 import collections
 import os
@@ -26,6 +29,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # through runtime<Target> (detail/cuda/runtime.hpp, detail/host/runtime.hpp).
 RUNTIME_CALL = re.compile(r"\bcuda[A-Z][A-Za-z]*\(")
 RUNTIME_FOLDER = "detail/cuda/"
+KERNELS_FOLDER = "detail/cuda/kernels/"
+# What kernels may use from detail/cuda/: the widened-sum types (device code) and
+# the launch utilities' pure helpers (alignment tests).
+KERNEL_DETAIL = {"detail/cuda/wide_sum.hpp", "detail/cuda/launch.hpp"}
 # The one exception: error.hpp's checking macros (throw_cuda_error names the error;
 # UFUNC_CUDA_CHECK and check_launch clear it; check_launch waits under
 # UFUNC_DEBUG_SYNC). Exactly these calls, at most this many times each.
@@ -88,6 +95,14 @@ def main():
             if n > allowed.get(call, 0):
                 bad.append(f"{h}: calls {call} ({n}x) outside {RUNTIME_FOLDER}; use runtime<Target> "
                            "(detail/cuda/runtime.hpp, detail/host/runtime.hpp)")
+    for h in sorted(graph):
+        if not h.startswith(KERNELS_FOLDER):
+            continue
+        if "<<<" in open(os.path.join(ROOT, h)).read():
+            bad.append(f"{h}: a kernel file launches a kernel (<<<); launchers belong in the dispatch layer")
+        for i in sorted(graph[h]):
+            if i.startswith(RUNTIME_FOLDER) and not i.startswith(KERNELS_FOLDER) and i not in KERNEL_DETAIL:
+                bad.append(f"{h}: a kernel file includes the dispatch header {i}")
     for b in bad:
         print(b)
     print(f"check_layers: {len(graph)} headers, {len(bad)} violations")

@@ -1,5 +1,6 @@
 // The CUDA target's entries in the matmul/transpose registry (see ../linalg.hpp):
-// the launchers of the kernels in kernels/matmul_*.cuh and transpose_*.cuh.
+// the launchers of the kernels in kernels/matmul_*.cuh and transpose_*.cuh
+// (linalg_launch.hpp, and the tensor_core and transpose_{naive,tiled} ones in kernels/).
 // The wgmma kernel needs sm_90a code (CMAKE_CUDA_ARCHITECTURES=90a, the default
 // of this project's build); without it the tensor_core variant runs mma.sync.
 #pragma once
@@ -9,9 +10,10 @@
 #include "../linalg_plan.hpp"
 
 #if defined(__CUDACC__)
+#  include "linalg_launch.hpp"
+#  include "matmul_tensor_core.hpp"
 #  include "kernels/matmul_naive.cuh"
 #  include "kernels/matmul_optimized.cuh"
-#  include "kernels/matmul_tensor_core.cuh"
 #  include "kernels/matmul_tiled.cuh"
 #  include "kernels/transpose_naive.cuh"
 #  include "kernels/transpose_optimized.cuh"

@@ -224,28 +224,4 @@ bool fits(const args<Tin, Tout>& p) {
          p.stride_c % 2 == 0;
 }
 
-/// Launches C = A @ B on `stream` with configuration Cfg (precondition: fits(p)).
-template <class Cfg = default_config, class Tin, class Tout>
-cudaError_t launch(const args<Tin, Tout>& p, cudaStream_t stream) {
-  if (p.m == 0 || p.n == 0 || p.batch == 0) return cudaSuccess;
-  auto kernel = gemm_kernel<Cfg, Tin, Tout>;
-  // The shared-memory opt-in once per device (a bit each; this instantiation's own).
-  static std::atomic<unsigned long long> opted{0};
-  int dev = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e != cudaSuccess) return e;
-  const unsigned long long bit = 1ull << (dev & 63);
-  if (!(opted.load(std::memory_order_relaxed) & bit)) {
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
-    if (e != cudaSuccess) return e;
-    opted.fetch_or(bit, std::memory_order_relaxed);
-  }
-  const long long tiles = ((p.m + Cfg::bm - 1) / Cfg::bm) * ((p.n + Cfg::bn - 1) / Cfg::bn);
-  const long long splits = p.k_chunk > 0 ? (p.k + p.k_chunk - 1) / p.k_chunk : 1;
-  const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits),
-                  static_cast<unsigned>(p.batch < 65535 ? p.batch : 65535));
-  kernel<<<grid, Cfg::threads, Cfg::smem_bytes, stream>>>(p);
-  return cudaGetLastError();
-}
-
 }  // namespace ufunc::detail::mma

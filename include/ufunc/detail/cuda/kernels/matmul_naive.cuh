@@ -38,14 +38,4 @@ __global__ void __launch_bounds__(matmul_naive_tuning::block_x * matmul_naive_tu
   }
 }
 
-template <class T>
-void launch_matmul_naive(const gemm_args<T>& p, stream_ref s) {
-  using tun = matmul_naive_tuning;
-  const dim3 block(tun::block_x, tun::block_y);
-  const dim3 grid = linalg_grid((p.n + tun::block_x - 1) / tun::block_x, (p.m + tun::block_y - 1) / tun::block_y,
-                                p.batch.count);
-  matmul_naive_kernel<T><<<grid, block, 0, s.get()>>>(p);
-  UFUNC_CHECK_LAUNCH("matmul_naive_kernel", s.get());
-}
-
 }  // namespace ufunc::detail

@@ -5,30 +5,12 @@
 #pragma once
 
 #include "../../linalg_plan.hpp"
-#include "../../memory.hpp"
 #include "linalg_common.cuh"
 
 namespace ufunc::detail {
 
 struct matmul_splitk_tuning {
   static constexpr int block = 256;
-};
-
-/// Device scratch for the partial products, freed stream-ordered (also when a
-/// launch throws).
-template <class T>
-class splitk_workspace {
- public:
-  splitk_workspace(std::size_t n, stream_ref s)
-      : p_(static_cast<T*>(memory<target::cuda>::allocate(n * sizeof(T), s))), s_(s) {}
-  splitk_workspace(const splitk_workspace&) = delete;
-  splitk_workspace& operator=(const splitk_workspace&) = delete;
-  ~splitk_workspace() { memory<target::cuda>::deallocate(p_, s_); }
-  T* data() const noexcept { return p_; }
-
- private:
-  T* p_;
-  stream_ref s_;
 };
 
 /// ws holds `splits` slices of `slice` elements, each (batch, m, n) row-major;
@@ -49,21 +31,6 @@ __global__ void __launch_bounds__(matmul_splitk_tuning::block)
     p.batch.offsets(z, off);
     p.c[off[2] + i * p.ldc + j] = static_cast<T>(sum);
   }
-}
-
-/// `slice` elements of C (batch x m x n) from `splits` workspace slices of
-/// (batch x m) rows of `ldw` elements.
-template <class T, class W>
-void launch_matmul_splitk_reduce(const gemm_args<T>& p, const W* ws, int splits, index_t slice, stream_ref s,
-                                 index_t ldw) {
-  constexpr int B = matmul_splitk_tuning::block;
-  const dim3 grid = linalg_grid((slice + B - 1) / B, 1, 1);
-  matmul_splitk_reduce_kernel<T, W><<<grid, B, 0, s.get()>>>(p, ws, splits, slice, ldw);
-  UFUNC_CHECK_LAUNCH("matmul_splitk_reduce_kernel", s.get());
-}
-template <class T>
-void launch_matmul_splitk_reduce(const gemm_args<T>& p, const T* ws, int splits, index_t slice, stream_ref s) {
-  launch_matmul_splitk_reduce<T, T>(p, ws, splits, slice, s, p.n);
 }
 
 }  // namespace ufunc::detail

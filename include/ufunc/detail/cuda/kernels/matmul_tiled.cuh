@@ -46,12 +46,4 @@ __global__ void __launch_bounds__(matmul_tiled_tuning::tile * matmul_tiled_tunin
   }
 }
 
-template <class T>
-void launch_matmul_tiled(const gemm_args<T>& p, stream_ref s) {
-  constexpr int TS = matmul_tiled_tuning::tile;
-  const dim3 grid = linalg_grid((p.n + TS - 1) / TS, (p.m + TS - 1) / TS, p.batch.count);
-  matmul_tiled_kernel<T><<<grid, dim3(TS, TS), 0, s.get()>>>(p);
-  UFUNC_CHECK_LAUNCH("matmul_tiled_kernel", s.get());
-}
-
 }  // namespace ufunc::detail

@@ -337,29 +337,6 @@ __global__ void __launch_bounds__(config_of<Tin>::threads, 1)
 template <int = 0>  // a template: one definition however many translation units include this
 __global__ void probe_kernel(int* out) { *out = UFUNC_HAS_WGMMA; }
 
-/// True when the current device runs the wgmma kernel: compute capability 9.0
-/// and this program built with sm_90a code for it (a build for sm_90 or
-/// compute_90 has the kernel only as a trap). Asks the device once per device.
-inline bool available() {
-  static std::atomic<int> known[64];  // 0 unknown, 1 yes, 2 no (threads that race ask twice, same answer)
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
-  if (known[dev].load(std::memory_order_acquire) == 0) {
-    int major = 0, yes = 0;
-    int* d = nullptr;
-    bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9 &&
-              cudaMalloc(&d, sizeof(int)) == cudaSuccess;
-    if (ok) {
-      probe_kernel<><<<1, 1>>>(d);
-      ok = cudaMemcpy(&yes, d, sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess;
-    }
-    if (d) (void)cudaFree(d);
-    (void)cudaGetLastError();
-    known[dev].store(ok && yes ? 1 : 2, std::memory_order_release);
-  }
-  return known[dev].load(std::memory_order_acquire) == 1;
-}
-
 /// True when the kernel takes these operands: TMA needs 16-byte aligned bases
 /// and row strides of whole 16 bytes; pair stores need an even ldc and a
 /// 2-element aligned C.
@@ -369,67 +346,6 @@ bool fits(const args<Tin, Tout>& p) {
   constexpr long long q = 16 / static_cast<long long>(sizeof(Tin));  // elements in 16 bytes
   return al(p.a, 16) && al(p.b, 16) && al(p.c, 2 * sizeof(Tout)) && p.lda % q == 0 && p.ldb % q == 0 &&
          p.ldc % 2 == 0 && p.k < (1LL << 31) && p.m < (1LL << 31) && p.n < (1LL << 31);
-}
-
-/// A 2-D tensor map over a row-major (rows, cols) matrix with leading dim ld, boxes
-/// of box_rows rows of 128 bytes in the 128-byte swizzle.
-template <class Tin>
-inline cudaError_t make_map(CUtensorMap* map, const Tin* base, long long rows, long long cols, long long ld,
-                            unsigned box_rows) {
-  using encode_fn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-  static encode_fn encode = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      f = nullptr;
-    return reinterpret_cast<encode_fn>(f);
-  }();
-  if (!encode) return cudaErrorNotSupported;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(Tin)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(128 / sizeof(Tin)), box_rows};
-  const cuuint32_t estr[2] = {1, 1};
-  const auto type = std::is_same_v<Tin, float>           ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-                    : std::is_same_v<Tin, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                         : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  const CUresult r = encode(map, type, 2, const_cast<Tin*>(base), dims, strides, box, estr,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
-/// Launches C = A @ B on `stream` (precondition: fits(p); a device of compute
-/// capability 9.0). For float (Tin = float, tf32 arithmetic) `b` holds B
-/// transposed: (n, k) rows of k, `ldb` apart.
-template <bool SwapB = false, class Tin, class Tout>
-cudaError_t launch(const args<Tin, Tout>& p, cudaStream_t stream) {
-  using C = config_of<Tin>;
-  if (p.m == 0 || p.n == 0) return cudaSuccess;
-  CUtensorMap ma, mb;
-  cudaError_t e = make_map(&ma, p.a, p.m, p.k, p.lda, C::bm);
-  if (e == cudaSuccess)
-    e = std::is_same_v<Tin, float> ? make_map(&mb, p.b, p.n, p.k, p.ldb, C::bn) : make_map(&mb, p.b, p.k, p.n, p.ldb, C::bk);
-  if (e != cudaSuccess) return e;
-  auto kernel = gemm_kernel<Tin, Tout, SwapB>;
-  // The shared-memory opt-in once per device (a bit each; this instantiation's own).
-  static std::atomic<unsigned long long> opted{0};
-  int dev = 0;
-  e = cudaGetDevice(&dev);
-  if (e != cudaSuccess) return e;
-  const unsigned long long bit = 1ull << (dev & 63);
-  if (!(opted.load(std::memory_order_relaxed) & bit)) {
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::smem_bytes);
-    if (e != cudaSuccess) return e;
-    opted.fetch_or(bit, std::memory_order_relaxed);
-  }
-  const long long tiles = ((p.m + C::bm - 1) / C::bm) * ((p.n + C::bn - 1) / C::bn);
-  const long long splits = p.k_chunk > 0 ? (p.k + p.k_chunk - 1) / p.k_chunk : 1;
-  kernel<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(splits)), C::threads, C::smem_bytes, stream>>>(ma, mb,
-                                                                                                                  p);
-  return cudaGetLastError();
 }
 
 }  // namespace ufunc::detail::wgmma

@@ -34,10 +34,4 @@ __global__ void __launch_bounds__(transpose_naive_tuning::block_x * transpose_na
   }
 }
 
-template <class S>
-void launch_transpose_naive(const copy_args& p, stream_ref s) {
-  using t = transpose_naive_tuning;
-  launch_tiles(transpose_naive_kernel<S>, "transpose_naive_kernel", p, t::block_x, t::block_y, dim3(t::block_x, t::block_y), s);
-}
-
 }  // namespace ufunc::detail

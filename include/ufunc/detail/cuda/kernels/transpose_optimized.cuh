@@ -128,37 +128,4 @@ __global__ void __launch_bounds__(transpose_optimized_tuning<S>::threads)
   }
 }
 
-/// Elements per access the layout allows: the vector width when the source is
-/// unit-strided along i, the destination along j, and every row start (batch
-/// offsets, both row strides, both base addresses) is 16-byte aligned.
-template <class S>
-int transpose_optimized_width(const copy_args& p) {
-  constexpr int V = transpose_optimized_tuning<S>::vec;
-  if (V == 1 || p.s_i != 1 || p.d_j != 1) return 1;
-  if (!is_aligned(p.src, 16) || !is_aligned(p.dst, 16) || p.s_j % V != 0 || p.d_i % V != 0) return 1;
-  for (int d = 0; d < p.batch.ndim; ++d)
-    if (p.batch.strides[0][d] % V != 0 || p.batch.strides[1][d] % V != 0) return 1;
-  return V;
-}
-
-template <class S, int W, bool JFast = transpose_optimized_tuning<S>::j_fast,
-          int Strip = transpose_optimized_tuning<S>::strip>
-void launch_transpose_optimized_as(const copy_args& p, stream_ref s) {
-  using tun = transpose_optimized_tuning<S>;
-  const index_t tiles = ((p.ni + tun::tile - 1) / tun::tile) * ((p.nj + tun::tile - 1) / tun::tile);
-  const index_t fast = JFast ? (p.nj + tun::tile - 1) / tun::tile : (p.ni + tun::tile - 1) / tun::tile;
-  const index_t blocks = tiles / fast * ((fast + Strip - 1) / Strip);
-  transpose_optimized_kernel<S, W, JFast, Strip><<<linalg_grid(blocks, 1, p.batch.count), tun::threads, 0, s.get()>>>(p);
-  UFUNC_CHECK_LAUNCH("transpose_optimized_kernel", s.get());
-}
-
-template <class S>
-void launch_transpose_optimized(const copy_args& p, stream_ref s) {
-  using tun = transpose_optimized_tuning<S>;
-  if constexpr (tun::vec > 1) {
-    if (transpose_optimized_width<S>(p) == tun::vec) return launch_transpose_optimized_as<S, tun::vec>(p, s);
-  }
-  launch_transpose_optimized_as<S, 1>(p, s);
-}
-
 }  // namespace ufunc::detail

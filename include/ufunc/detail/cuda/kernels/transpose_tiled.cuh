@@ -52,10 +52,4 @@ __global__ void __launch_bounds__(transpose_tiled_tuning::tile * transpose_tiled
   }
 }
 
-template <class S>
-void launch_transpose_tiled(const copy_args& p, stream_ref s) {
-  using t = transpose_tiled_tuning;
-  launch_tiles(transpose_tiled_kernel<S>, "transpose_tiled_kernel", p, t::tile, t::tile, dim3(t::tile, t::rows), s);
-}
-
 }  // namespace ufunc::detail

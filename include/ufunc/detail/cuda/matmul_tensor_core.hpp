@@ -22,15 +22,8 @@
 #include <algorithm>
 #include <atomic>
 
-#include "../../linalg_plan.hpp"
-#include "linalg_common.cuh"
-#include "matmul_mma.cuh"
-#include "matmul_naive.cuh"
-#include "matmul_optimized.cuh"
-#include "matmul_splitk_reduce.cuh"
-#include "matmul_wgmma.cuh"
-#include "transpose_naive.cuh"
-#include "transpose_optimized.cuh"
+#include "../linalg_plan.hpp"
+#include "linalg_launch.hpp"
 
 namespace ufunc::detail {
 
