@@ -224,17 +224,7 @@ template <class Cfg = default_config, class Tin, class Tout>
 cudaError_t launch(const args<Tin, Tout>& p, cudaStream_t stream) {
   if (p.m == 0 || p.n == 0 || p.batch == 0) return cudaSuccess;
   auto kernel = gemm_kernel<Cfg, Tin, Tout>;
-  // The shared-memory opt-in once per device (a bit each; this instantiation's own).
-  static std::atomic<unsigned long long> opted{0};
-  int dev = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e != cudaSuccess) return e;
-  const unsigned long long bit = 1ull << (dev & 63);
-  if (!(opted.load(std::memory_order_relaxed) & bit)) {
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::smem_bytes);
-    if (e != cudaSuccess) return e;
-    opted.fetch_or(bit, std::memory_order_relaxed);
-  }
+  cuda_launch::allow_dynamic_smem(kernel, Cfg::smem_bytes);  // once per kernel and device; throws
   const long long tiles = ((p.m + Cfg::bm - 1) / Cfg::bm) * ((p.n + Cfg::bn - 1) / Cfg::bn);
   const long long splits = p.k_chunk > 0 ? (p.k + p.k_chunk - 1) / p.k_chunk : 1;
   const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(splits),
@@ -313,17 +303,7 @@ cudaError_t launch(const args<Tin, Tout>& p, cudaStream_t stream) {
     e = std::is_same_v<Tin, float> ? make_map(&mb, p.b, p.n, p.k, p.ldb, C::bn) : make_map(&mb, p.b, p.k, p.n, p.ldb, C::bk);
   if (e != cudaSuccess) return e;
   auto kernel = gemm_kernel<Tin, Tout, SwapB>;
-  // The shared-memory opt-in once per device (a bit each; this instantiation's own).
-  static std::atomic<unsigned long long> opted{0};
-  int dev = 0;
-  e = cudaGetDevice(&dev);
-  if (e != cudaSuccess) return e;
-  const unsigned long long bit = 1ull << (dev & 63);
-  if (!(opted.load(std::memory_order_relaxed) & bit)) {
-    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::smem_bytes);
-    if (e != cudaSuccess) return e;
-    opted.fetch_or(bit, std::memory_order_relaxed);
-  }
+  cuda_launch::allow_dynamic_smem(kernel, C::smem_bytes);  // once per kernel and device; throws
   const long long tiles = ((p.m + C::bm - 1) / C::bm) * ((p.n + C::bn - 1) / C::bn);
   const long long splits = p.k_chunk > 0 ? (p.k + p.k_chunk - 1) / p.k_chunk : 1;
   kernel<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(splits)), C::threads, C::smem_bytes, stream>>>(ma, mb,
