@@ -8,7 +8,11 @@
   except the calls of error.hpp's checking macros (RUNTIME_CALL_EXCEPTIONS, by name and count);
 - kernel files (detail/cuda/kernels/) launch nothing (no `<<<`: their launchers live in
   the dispatch layer) and include only other kernel files and the headers that
-  describe operands (never a dispatch header of detail/cuda/).
+  describe operands (never a dispatch header of detail/cuda/);
+- the build's backend is tested (`#if ... UFUNC_BACKEND_CUDA`) only where BACKEND_GUARDS
+  allows, at most that many times: config.hpp turns it into types and the
+  UFUNC_CUDA_BACKEND include, the CUDA backend's own headers guard themselves, and
+  error.hpp and stream.hpp define what exists in CUDA builds only.
 Prints the violations and exits 1 if there are any."""
 import collections
 import os
@@ -24,7 +28,8 @@ VOCABULARY = {"config.hpp", "error.hpp", "shape.hpp", "stream.hpp", "axis.hpp", 
 # the runtime seam: each backend's runtime<Target>, which stream.hpp includes).
 VOCABULARY_DETAIL = {"detail/memory.hpp", "detail/arg_traits.hpp", "detail/element.hpp", "detail/expr_tree.hpp",
                      "detail/sharded.hpp", "detail/host/runtime.hpp", "detail/cuda/runtime.hpp", "detail/trace.hpp"}
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# (also a backend header named through config.hpp's UFUNC_CUDA_BACKEND("cuda/x.hpp"))
+INCLUDE = re.compile(r'^\s*#\s*include\s+(?:UFUNC_CUDA_BACKEND\(\s*)?"([^"]+)"', re.M)
 # A CUDA runtime call: the CUDA backend's folder makes them; everything else goes
 # through runtime<Target> (detail/cuda/runtime.hpp, detail/host/runtime.hpp).
 RUNTIME_CALL = re.compile(r"\bcuda[A-Z][A-Za-z]*\(")
@@ -39,6 +44,11 @@ KERNEL_DETAIL = {"detail/cuda/wide_sum.hpp", "detail/cuda/launch.hpp"}
 RUNTIME_CALL_EXCEPTIONS = {
     "error.hpp": {"cudaGetErrorName": 1, "cudaGetErrorString": 1, "cudaGetLastError": 2, "cudaStreamSynchronize": 1},
 }
+
+# Where `#if ... UFUNC_BACKEND_CUDA` may appear, and how often.
+BACKEND_GUARDS = {"config.hpp": 2, "error.hpp": 1, "stream.hpp": 1, "detail/cuda/runtime.hpp": 1,
+                  "detail/cuda/launch.hpp": 1, "detail/cuda/nccl.hpp": 1}
+BACKEND_GUARD = re.compile(r"^\s*#\s*(?:if|elif|ifdef|ifndef)\b.*\bUFUNC_BACKEND_CUDA\b", re.M)
 
 
 def headers():
@@ -103,6 +113,12 @@ def main():
         for i in sorted(graph[h]):
             if i.startswith(RUNTIME_FOLDER) and not i.startswith(KERNELS_FOLDER) and i not in KERNEL_DETAIL:
                 bad.append(f"{h}: a kernel file includes the dispatch header {i}")
+    for h in sorted(graph):
+        n = len(BACKEND_GUARD.findall(open(os.path.join(ROOT, h)).read()))
+        if n > BACKEND_GUARDS.get(h, 0):
+            bad.append(f"{h}: tests UFUNC_BACKEND_CUDA {n}x (allowed {BACKEND_GUARDS.get(h, 0)}); dispatch on the "
+                       "target (target_traits, runtime<Target>, pipeline<Target>, collectives<Target>) or include "
+                       "the backend through UFUNC_CUDA_BACKEND (config.hpp)")
     for b in bad:
         print(b)
     print(f"check_layers: {len(graph)} headers, {len(bad)} violations")

@@ -58,25 +58,7 @@ namespace target {
 struct host {
   static constexpr const char* name = "host";
 };
-#if defined(UFUNC_BACKEND_CUDA)
-/// CUDA device memory and kernels.
-struct cuda {
-  static constexpr const char* name = "cuda";
-};
-/// The default target of this build: CUDA when built for the CUDA backend.
-using device = cuda;
-#else
-/// The default target of this build: the host backend.
-using device = host;
-#endif
 }  // namespace target
-
-/// True in builds configured for the CUDA backend.
-#if defined(UFUNC_BACKEND_CUDA)
-inline constexpr bool cuda_backend = true;
-#else
-inline constexpr bool cuda_backend = false;
-#endif
 
 namespace detail {
 /// Facts of a target that generic code asks instead of testing
@@ -88,18 +70,85 @@ template <>
 struct target_traits<target::host> {
   static constexpr bool is_device = false;
 };
-#if defined(UFUNC_BACKEND_CUDA)
-template <>
-struct target_traits<target::cuda> {
-  static constexpr bool is_device = true;
-};
-#endif
 
 /// The runtime of a target: devices, streams, events, pointer queries and peer
 /// copies, one specialisation per backend (detail/host/runtime.hpp,
 /// detail/cuda/runtime.hpp); public headers call it instead of the CUDA runtime.
 template <class Target>
 struct runtime;
+
+/// The streaming pipeline of a device target (host data moved through the device
+/// in chunks; detail/cuda/stream_pipeline.hpp): `buffers`, the operand record
+/// `io`, `chunk_bytes(operands)` and `run(plan, ...)`. The host target streams
+/// nothing (its memory is the data) and has none.
+template <class Target>
+struct pipeline;
+
+/// The collectives between the devices of a set (detail/cuda/nccl.hpp: NCCL in
+/// CUDA builds that found it): `available` false where the build has none (the
+/// host target, CUDA without NCCL), and the sharded operations then copy and
+/// fold; `reducible<Op, T>()` whether its reduction computes what Op computes.
+template <class Target>
+struct collectives {
+  static constexpr bool available = false;
+  template <class Op, class T>
+  static constexpr bool reducible() {
+    return false;
+  }
+};
+
+/// `Target`, as a type that depends on `T`: device-only code inside a template
+/// (a branch discarded for the host target) then compiles in host builds too.
+template <class Target, class T>
+struct dependent_target {
+  using type = Target;
+};
+
+/// Where a pointer's memory lives, as a device runtime reports it
+/// (runtime<Target>::locate): the interop headers translate it to their own
+/// device types.
+struct memory_location {
+  enum kind_t { host, pinned_host, device, managed } kind = host;
+  int device_id = 0;  ///< for device and managed memory
+};
 }  // namespace detail
 
 }  // namespace ufunc
+
+// The one place that turns the build's backend into types and headers (the other
+// tests of UFUNC_BACKEND_CUDA are in the CUDA backend's own headers, and in the
+// public code that exists in CUDA builds only). A dispatch header in detail/
+// includes its CUDA counterpart as `#include UFUNC_CUDA_BACKEND("cuda/x.hpp")`:
+// that file in CUDA builds, an empty one otherwise (Thrust selects its device
+// system's headers the same way).
+#if defined(UFUNC_BACKEND_CUDA)
+namespace ufunc {
+namespace target {
+/// CUDA device memory and kernels.
+struct cuda {
+  static constexpr const char* name = "cuda";
+};
+/// The default target of this build: CUDA when built for the CUDA backend.
+using device = cuda;
+}  // namespace target
+/// True in builds configured for the CUDA backend.
+inline constexpr bool cuda_backend = true;
+namespace detail {
+template <>
+struct target_traits<target::cuda> {
+  static constexpr bool is_device = true;
+};
+}  // namespace detail
+}  // namespace ufunc
+#  define UFUNC_CUDA_BACKEND(header) header
+#else
+namespace ufunc {
+namespace target {
+/// The default target of this build: the host backend.
+using device = host;
+}  // namespace target
+/// True in builds configured for the CUDA backend.
+inline constexpr bool cuda_backend = false;
+}  // namespace ufunc
+#  define UFUNC_CUDA_BACKEND(header) "no_backend.hpp"
+#endif

@@ -68,18 +68,17 @@ class nccl_error : public std::runtime_error {
   int code_;
 };
 
-namespace detail {
+}  // namespace ufunc
+
 #if defined(UFUNC_BACKEND_CUDA)
+namespace ufunc::detail {
 [[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
   throw cuda_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
                        cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")",
                    static_cast<int>(err));
 }
-#endif
-}  // namespace detail
-}  // namespace ufunc
+}  // namespace ufunc::detail
 
-#if defined(UFUNC_BACKEND_CUDA)
 /// Checks a CUDA runtime call and throws ufunc::cuda_error on failure. The failed
 /// call's error is cleared first when it is not sticky, so the device stays usable.
 #  define UFUNC_CUDA_CHECK(call)                                                 \

@@ -19,47 +19,20 @@ enum class event_flags : unsigned {
   disable_timing = 1,  ///< ordering only: cheaper to record and wait on (cudaEventDisableTiming)
 };
 
-template <class Target>
-class basic_event;
-
-/// A host-backend event: records the host clock (std::chrono::steady_clock). Host
-/// work is synchronous, so the time at `record` is the time the preceding work
-/// finished. Same API as the device event.
-template <>
-class basic_event<target::host> {
- public:
-  basic_event() = default;
-  explicit basic_event(event_flags f) : flags_(f) {}
-
-  /// Marks the point after all work issued so far (the stream is ignored).
-  void record(stream_ref = {}) {
-    t_ = std::chrono::steady_clock::now();
-    recorded_ = true;
-  }
-  void synchronize() const noexcept {}
-  bool ready() const noexcept { return true; }
-  bool recorded() const noexcept { return recorded_; }
-  event_flags get_flags() const noexcept { return flags_; }
-
-  /// Used by elapsed_ms.
-  std::chrono::steady_clock::time_point time_point() const noexcept { return t_; }
-
- private:
-  std::chrono::steady_clock::time_point t_{};
-  bool recorded_ = false;
-  event_flags flags_ = event_flags::timing;
-};
-
-#if defined(UFUNC_BACKEND_CUDA)
-/// An owned CUDA event (RAII, move-only). `record(s)` enqueues it on stream `s`;
+/// An owned device event (a CUDA event) (RAII, move-only). `record(s)` enqueues it on stream `s`;
 /// it completes when all work issued to `s` before it has finished.
 /// `synchronize()` blocks the host until then, `ready()` asks without blocking,
 /// `elapsed_ms(a, b)` gives the device time between two completed events, and
 /// `stream_wait(s, e)` makes later work on `s` wait for it (ordering two streams
 /// without blocking the host). An event may be recorded again; waits and times
-/// refer to its latest recording.
-template <>
-class basic_event<target::cuda> {
+/// refer to its latest recording. The template is a device target's event
+/// (Target = target::cuda); the host target's is the specialisation below.
+template <class Target>
+class basic_event {
+  static_assert(detail::target_traits<Target>::is_device, "ufunc::basic_event: not a device target");
+  using rt = detail::runtime<Target>;
+  using handle = decltype(rt::event_create(true));
+
  public:
   basic_event() : basic_event(event_flags::timing) {}
   explicit basic_event(event_flags f) : flags_(f) { e_ = rt::event_create(f != event_flags::disable_timing); }
@@ -94,11 +67,9 @@ class basic_event<target::cuda> {
   }
   bool recorded() const noexcept { return recorded_; }
   event_flags get_flags() const noexcept { return flags_; }
-  cudaEvent_t get() const noexcept { return e_; }
+  handle get() const noexcept { return e_; }
 
  private:
-  using rt = detail::runtime<target::cuda>;
-
   void check_valid(const char* what) const {
     if (!e_) throw value_error(std::string("ufunc::event::") + what + ": the event was moved from");
   }
@@ -107,11 +78,39 @@ class basic_event<target::cuda> {
     e_ = nullptr;
   }
 
-  cudaEvent_t e_ = nullptr;
+  handle e_ = nullptr;
   bool recorded_ = false;
   event_flags flags_ = event_flags::timing;
 };
-#endif
+
+/// A host-backend event: records the host clock (std::chrono::steady_clock). Host
+/// work is synchronous, so the time at `record` is the time the preceding work
+/// finished. Same API as the device event.
+template <>
+class basic_event<target::host> {
+ public:
+  basic_event() = default;
+  explicit basic_event(event_flags f) : flags_(f) {}
+
+  /// Marks the point after all work issued so far (the stream is ignored).
+  void record(stream_ref = {}) {
+    t_ = std::chrono::steady_clock::now();
+    recorded_ = true;
+  }
+  void synchronize() const noexcept {}
+  bool ready() const noexcept { return true; }
+  bool recorded() const noexcept { return recorded_; }
+  event_flags get_flags() const noexcept { return flags_; }
+
+  /// Used by elapsed_ms.
+  std::chrono::steady_clock::time_point time_point() const noexcept { return t_; }
+
+ private:
+  std::chrono::steady_clock::time_point t_{};
+  bool recorded_ = false;
+  event_flags flags_ = event_flags::timing;
+};
+
 
 /// The event type of the build's device target (a CUDA event on the CUDA backend).
 using event = basic_event<target::device>;

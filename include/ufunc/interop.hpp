@@ -240,17 +240,12 @@ inline std::string device_name(int type) {
 /// kDLCUDAManaged and kDLCUDAHost.
 template <class Target>
 bool device_ok(int type) {
-#if defined(UFUNC_BACKEND_CUDA)
-  if constexpr (std::is_same_v<Target, target::cuda>) return type == cuda || type == cuda_managed || type == cuda_host;
-#endif
-  if constexpr (std::is_same_v<Target, target::host>) return type == cpu || type == cuda_host;
-  return false;
+  if constexpr (target_traits<Target>::is_device) return type == cuda || type == cuda_managed || type == cuda_host;
+  return type == cpu || type == cuda_host;
 }
 template <class Target>
 const char* devices_accepted() {
-#if defined(UFUNC_BACKEND_CUDA)
-  if constexpr (std::is_same_v<Target, target::cuda>) return "kDLCUDA, kDLCUDAManaged or kDLCUDAHost";
-#endif
+  if constexpr (target_traits<Target>::is_device) return "kDLCUDA, kDLCUDAManaged or kDLCUDAHost";
   return "kDLCPU or kDLCUDAHost";
 }
 
@@ -320,20 +315,19 @@ DLDevice device_of(const void* p) {
   DLDevice d{};
   d.device_type = static_cast<decltype(d.device_type)>(cpu);
   d.device_id = 0;
-#if defined(UFUNC_BACKEND_CUDA)
-  if constexpr (std::is_same_v<Target, target::cuda>) {
-    using rt = runtime<target::cuda>;
+  if constexpr (target_traits<Target>::is_device) {
+    using rt = runtime<Target>;
     d.device_type = static_cast<decltype(d.device_type)>(cuda);
     d.device_id = rt::current_device();  // an empty array (no pointer): the current device
     if (p) {
-      const cudaPointerAttributes a = rt::pointer_attributes(p);
-      switch (a.type) {
-        case cudaMemoryTypeDevice: d.device_id = a.device; break;
-        case cudaMemoryTypeManaged:
+      const memory_location l = rt::locate(p);
+      switch (l.kind) {
+        case memory_location::device: d.device_id = l.device_id; break;
+        case memory_location::managed:
           d.device_type = static_cast<decltype(d.device_type)>(cuda_managed);
-          d.device_id = a.device;
+          d.device_id = l.device_id;
           break;
-        case cudaMemoryTypeHost:
+        case memory_location::pinned_host:
           d.device_type = static_cast<decltype(d.device_type)>(cuda_host);
           d.device_id = 0;
           break;
@@ -343,7 +337,6 @@ DLDevice device_of(const void* p) {
       }
     }
   }
-#endif
   (void)p;
   return d;
 }

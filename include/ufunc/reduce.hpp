@@ -294,170 +294,174 @@ class reducer {
       return std::apply([&](const auto&... a) { return run<Scalar, Target>(std::forward_as_tuple(a...), o, outs); },
                         staged);
     };
-#if defined(UFUNC_BACKEND_CUDA)
-    constexpr std::size_t nin = sizeof...(I);
-    using M = std::decay_t<std::invoke_result_t<const Map&, typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::value_type...>>;
-    using kt = kind_traits<Kind, AccOverride, Op, M>;
-    using Acc = typename kt::acc;
-    using UsedOp = typename kt::op;
-    using Res = std::decay_t<std::invoke_result_t<const typename kt::fin&, const Acc&>>;
-    const acc_op<Acc, UsedOp> op{kt::make_op(op_)};
-    const std::array<operand_layout, nin> lay{layout_of(std::get<I>(in))...};
-    const shape bshape = broadcast_inputs(name_, lay);
-    const std::vector<int>* axp = o.axes_or_null();
-    constexpr bool is_arg = is_arg_kind<Kind>::value;
-    check_arg_axes(axp);  // as run() does, before any work
-    const auto mask = axis_mask(bshape, axp, name_, o.single_axis);
-    const auto g = make_geometry<nin>(bshape, mask, o.keepdims, lay);
-    if (g.R == 0 || g.K == 0) return fallback();
-    if constexpr (std::tuple_size_v<Outs> == 1) {
-      using OutT = typename std::decay_t<std::tuple_element_t<0, Outs>>::value_type;
-      check_out<Res, OutT>(layout_of(std::get<0>(outs)), g.result, bshape, axp, o, lay);
-    }
-    // Per chunk: the plain reduction of the accumulator type (a mean's sum), or
-    // argmin/argmax's (value, index) pairs; the first chunk applies the initial
-    // value, later partials must not repeat it.
-    using FirstInit = std::conditional_t<std::is_same_v<Kind, mean_kind>, default_init, Init>;
-    using ChunkKind = typename chunk_kind<Kind>::type;
-    const reducer<Acc, Map, UsedOp, FirstInit, ChunkKind> first(map_, kt::make_op(op_), FirstInit{init_}, name_);
-    const reducer<Acc, Map, UsedOp, no_init, ChunkKind> rest(map_, kt::make_op(op_), no_init{}, name_);
-    std::vector<index_t> kd;
-    std::vector<bool> red;
-    for (int d = 0; d < bshape.size(); ++d) {
-      kd.push_back(mask[static_cast<std::size_t>(d)] ? 1 : bshape[d]);
-      red.push_back(mask[static_cast<std::size_t>(d)]);
-    }
-    // The result lives on the device (a host value is copied out at the end).
-    array<Acc, Target> r(g.result, o.stream);
-    std::vector<stream_operand> sop{stream_operand_of(contiguous_layout(r.data(), sizeof(Acc), shape(kd)), false)};
-    const std::array<bool, nin> host{(arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
-                                      is_pinned<bare_t<std::tuple_element_t<I, In>>>::value ||
-                                      host_array_arg<std::tuple_element_t<I, In>>())...};
-    for (std::size_t i = 0; i < nin; ++i) sop.push_back(stream_operand_of(lay[i], host[i]));
-    const std::size_t part_bytes = static_cast<std::size_t>(g.K) * sizeof(Acc);
-    const stream_plan p = plan_stream(name_, bshape, sop, &red, device_limit_now(), cuda_stream::buffers,
-                                      cuda_stream::target_chunk_bytes(cuda_stream::host_bytes_of(sop)), part_bytes);
-    std::vector<cuda_stream::io> io(sop.size());
-    std::vector<const void*> base(sop.size());
-    io[0].is_out = true;
-    io[0].host_out = r.data();
-    io[0].elem = sizeof(Acc);
-    base[0] = r.data();
-    for (std::size_t i = 0; i < nin; ++i) {
-      io[1 + i].host = lay[i].data;
-      io[1 + i].elem = lay[i].elem_size;
-      base[1 + i] = lay[i].data;
-    }
-    std::vector<array<Acc, Target>> parts;  // a partial result per pipeline slot
-    if (p.partial)
-      for (int b = 0; b < p.buffers; ++b) parts.emplace_back(g.result, o.stream);
-    // A float or double sum keeps the fold's rounding errors (TwoSum) in `comp`
-    // and adds them once at the end: each chunk's partial is accurate to a
-    // rounding or two (wide_sum.hpp), and the fold over any number of chunks
-    // then adds about one more.
-    constexpr bool compensate = std::is_same_v<UsedOp, plus> && std::is_floating_point_v<Acc> && !is_arg;
-    std::vector<array<Acc, Target>> comp;  // zero or one
-    if constexpr (compensate)
-      if (p.partial) comp.push_back(ufunc::full<Acc, Target>(g.result, Acc(0), o.stream));
-    // The fold of partials runs on the chunks' streams, one after the other.
-    using rt = runtime<Target>;
-    struct event_holder {
-      cudaEvent_t e = nullptr;
-      ~event_holder() { rt::event_release(e); }
-    } folded;
-    folded.e = rt::event_create(false);
-    std::vector<int> cax;  // the reduced axes of a chunk (chunk dim 0 is the chunked axis)
-    if (p.partial) cax.push_back(0);
-    for (int d = p.split; d < bshape.size(); ++d)
-      if (mask[static_cast<std::size_t>(d)]) cax.push_back(1 + d - p.split);
-    const shape rshape = g.result;
-    cuda_stream::run_pipeline(p, sop, io, base, o.stream, [&](index_t c, const std::vector<void*>& ptr, stream_ref st) {
-      auto view_of = [&](std::size_t k, auto* data) {
-        const chunk_operand co = chunk_of(p, sop[k], k, c);
-        using T = std::remove_pointer_t<decltype(data)>;
-        return array_view<T, Target>(data, co.shp, std::vector<index_t>(co.strides.begin(), co.strides.begin() + co.shp.size()));
-      };
-      auto arg = [&](auto idx) {
-        constexpr std::size_t i = decltype(idx)::value;
-        using A = bare_t<std::tuple_element_t<i, In>>;
-        using tr = arg_traits<A>;
-        if constexpr (tr::is_array || tr::is_vector)
-          return view_of(1 + i, static_cast<const typename tr::value_type*>(ptr[1 + i]));
-        else
-          return std::get<i>(in);
-      };
-      const bool fold = p.partial && c > 0;
-      Acc* dst = fold ? parts[static_cast<std::size_t>(c % p.buffers)].data() : static_cast<Acc*>(ptr[0]);
-      if (fold)
-        rest(arg(std::integral_constant<std::size_t, I>{})..., ufunc::axes(cax), ufunc::keepdims,
-             ufunc::out(view_of(0, dst)), st);
-      else
-        first(arg(std::integral_constant<std::size_t, I>{})..., ufunc::axes(cax), ufunc::keepdims,
-              ufunc::out(view_of(0, dst)), st);
-      if (!p.partial) return;
-      if (fold) {
-        rt::stream_wait_event(st.get(), folded.e);
-        const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
-        auto fold_with = [&](const auto& fn) {
-          run_elementwise<Target, Acc>(fn, rshape, cuda::std::make_tuple(r.data()),
-                                       cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{dst}),
-                                       std::array<operand_layout, 3>{rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)},
-                                       st);
+    if constexpr (!target_traits<Target>::is_device) {
+      return fallback();
+    } else {
+      // Device-only from here: the pipeline and events of the device target,
+      // named through a type that depends on In (host builds compile none of it).
+      using DT = typename dependent_target<Target, In>::type;
+      using pl = pipeline<DT>;
+      constexpr std::size_t nin = sizeof...(I);
+      using M = std::decay_t<std::invoke_result_t<const Map&, typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::value_type...>>;
+      using kt = kind_traits<Kind, AccOverride, Op, M>;
+      using Acc = typename kt::acc;
+      using UsedOp = typename kt::op;
+      using Res = std::decay_t<std::invoke_result_t<const typename kt::fin&, const Acc&>>;
+      const acc_op<Acc, UsedOp> op{kt::make_op(op_)};
+      const std::array<operand_layout, nin> lay{layout_of(std::get<I>(in))...};
+      const shape bshape = broadcast_inputs(name_, lay);
+      const std::vector<int>* axp = o.axes_or_null();
+      constexpr bool is_arg = is_arg_kind<Kind>::value;
+      check_arg_axes(axp);  // as run() does, before any work
+      const auto mask = axis_mask(bshape, axp, name_, o.single_axis);
+      const auto g = make_geometry<nin>(bshape, mask, o.keepdims, lay);
+      if (g.R == 0 || g.K == 0) return fallback();
+      if constexpr (std::tuple_size_v<Outs> == 1) {
+        using OutT = typename std::decay_t<std::tuple_element_t<0, Outs>>::value_type;
+        check_out<Res, OutT>(layout_of(std::get<0>(outs)), g.result, bshape, axp, o, lay);
+      }
+      // Per chunk: the plain reduction of the accumulator type (a mean's sum), or
+      // argmin/argmax's (value, index) pairs; the first chunk applies the initial
+      // value, later partials must not repeat it.
+      using FirstInit = std::conditional_t<std::is_same_v<Kind, mean_kind>, default_init, Init>;
+      using ChunkKind = typename chunk_kind<Kind>::type;
+      const reducer<Acc, Map, UsedOp, FirstInit, ChunkKind> first(map_, kt::make_op(op_), FirstInit{init_}, name_);
+      const reducer<Acc, Map, UsedOp, no_init, ChunkKind> rest(map_, kt::make_op(op_), no_init{}, name_);
+      std::vector<index_t> kd;
+      std::vector<bool> red;
+      for (int d = 0; d < bshape.size(); ++d) {
+        kd.push_back(mask[static_cast<std::size_t>(d)] ? 1 : bshape[d]);
+        red.push_back(mask[static_cast<std::size_t>(d)]);
+      }
+      // The result lives on the device (a host value is copied out at the end).
+      array<Acc, Target> r(g.result, o.stream);
+      std::vector<stream_operand> sop{stream_operand_of(contiguous_layout(r.data(), sizeof(Acc), shape(kd)), false)};
+      const std::array<bool, nin> host{(arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
+                                        is_pinned<bare_t<std::tuple_element_t<I, In>>>::value ||
+                                        host_array_arg<std::tuple_element_t<I, In>>())...};
+      for (std::size_t i = 0; i < nin; ++i) sop.push_back(stream_operand_of(lay[i], host[i]));
+      const std::size_t part_bytes = static_cast<std::size_t>(g.K) * sizeof(Acc);
+      const stream_plan p = plan_stream(name_, bshape, sop, &red, device_limit_now(), pl::buffers,
+                                        pl::chunk_bytes(sop), part_bytes);
+      std::vector<typename pl::io> io(sop.size());
+      std::vector<const void*> base(sop.size());
+      io[0].is_out = true;
+      io[0].host_out = r.data();
+      io[0].elem = sizeof(Acc);
+      base[0] = r.data();
+      for (std::size_t i = 0; i < nin; ++i) {
+        io[1 + i].host = lay[i].data;
+        io[1 + i].elem = lay[i].elem_size;
+        base[1 + i] = lay[i].data;
+      }
+      std::vector<array<Acc, Target>> parts;  // a partial result per pipeline slot
+      if (p.partial)
+        for (int b = 0; b < p.buffers; ++b) parts.emplace_back(g.result, o.stream);
+      // A float or double sum keeps the fold's rounding errors (TwoSum) in `comp`
+      // and adds them once at the end: each chunk's partial is accurate to a
+      // rounding or two (wide_sum.hpp), and the fold over any number of chunks
+      // then adds about one more.
+      constexpr bool compensate = std::is_same_v<UsedOp, plus> && std::is_floating_point_v<Acc> && !is_arg;
+      std::vector<array<Acc, Target>> comp;  // zero or one
+      if constexpr (compensate)
+        if (p.partial) comp.push_back(ufunc::full<Acc, Target>(g.result, Acc(0), o.stream));
+      // The fold of partials runs on the chunks' streams, one after the other.
+      using rt = runtime<DT>;
+      struct event_holder {
+        decltype(rt::event_create(false)) e = nullptr;
+        ~event_holder() { rt::event_release(e); }
+      } folded;
+      folded.e = rt::event_create(false);
+      std::vector<int> cax;  // the reduced axes of a chunk (chunk dim 0 is the chunked axis)
+      if (p.partial) cax.push_back(0);
+      for (int d = p.split; d < bshape.size(); ++d)
+        if (mask[static_cast<std::size_t>(d)]) cax.push_back(1 + d - p.split);
+      const shape rshape = g.result;
+      pl::run(p, sop, io, base, o.stream, [&](index_t c, const std::vector<void*>& ptr, stream_ref st) {
+        auto view_of = [&](std::size_t k, auto* data) {
+          const chunk_operand co = chunk_of(p, sop[k], k, c);
+          using T = std::remove_pointer_t<decltype(data)>;
+          return array_view<T, Target>(data, co.shp, std::vector<index_t>(co.strides.begin(), co.strides.begin() + co.shp.size()));
         };
-        if constexpr (is_arg) {
-          fold_with(arg_fold_fn<acc_op<Acc, typename kt::op>>{op, p.reduced_offset(c)});
-        } else {
-          if constexpr (compensate) {  // before the fold changes r
-            Acc* cp = comp[0].data();
-            run_elementwise<Target, Acc>(two_sum_err_fn{}, rshape, cuda::std::make_tuple(cp),
-                                         cuda::std::make_tuple(in_ptr<Acc>{cp}, in_ptr<Acc>{r.data()}, in_ptr<Acc>{dst}),
-                                         std::array<operand_layout, 4>{rl, rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)},
+        auto arg = [&](auto idx) {
+          constexpr std::size_t i = decltype(idx)::value;
+          using A = bare_t<std::tuple_element_t<i, In>>;
+          using tr = arg_traits<A>;
+          if constexpr (tr::is_array || tr::is_vector)
+            return view_of(1 + i, static_cast<const typename tr::value_type*>(ptr[1 + i]));
+          else
+            return std::get<i>(in);
+        };
+        const bool fold = p.partial && c > 0;
+        Acc* dst = fold ? parts[static_cast<std::size_t>(c % p.buffers)].data() : static_cast<Acc*>(ptr[0]);
+        if (fold)
+          rest(arg(std::integral_constant<std::size_t, I>{})..., ufunc::axes(cax), ufunc::keepdims,
+               ufunc::out(view_of(0, dst)), st);
+        else
+          first(arg(std::integral_constant<std::size_t, I>{})..., ufunc::axes(cax), ufunc::keepdims,
+                ufunc::out(view_of(0, dst)), st);
+        if (!p.partial) return;
+        if (fold) {
+          rt::stream_wait_event(st.get(), folded.e);
+          const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
+          auto fold_with = [&](const auto& fn) {
+            run_elementwise<Target, Acc>(fn, rshape, cuda::std::make_tuple(r.data()),
+                                         cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{dst}),
+                                         std::array<operand_layout, 3>{rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)},
                                          st);
+          };
+          if constexpr (is_arg) {
+            fold_with(arg_fold_fn<acc_op<Acc, typename kt::op>>{op, p.reduced_offset(c)});
+          } else {
+            if constexpr (compensate) {  // before the fold changes r
+              Acc* cp = comp[0].data();
+              run_elementwise<Target, Acc>(two_sum_err_fn{}, rshape, cuda::std::make_tuple(cp),
+                                           cuda::std::make_tuple(in_ptr<Acc>{cp}, in_ptr<Acc>{r.data()}, in_ptr<Acc>{dst}),
+                                           std::array<operand_layout, 4>{rl, rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)},
+                                           st);
+            }
+            fold_with(fold_fn<acc_op<Acc, typename kt::op>>{op});
           }
-          fold_with(fold_fn<acc_op<Acc, typename kt::op>>{op});
+        }
+        rt::event_record(folded.e, st.get());
+      });
+      if constexpr (compensate) {
+        if (!comp.empty()) {
+          const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
+          run_elementwise<Target, Acc>(add_fn{}, rshape, cuda::std::make_tuple(r.data()),
+                                       cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{comp[0].data()}),
+                                       std::array<operand_layout, 3>{rl, rl, rl}, o.stream);
         }
       }
-      rt::event_record(folded.e, st.get());
-    });
-    if constexpr (compensate) {
-      if (!comp.empty()) {
-        const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
-        run_elementwise<Target, Acc>(add_fn{}, rshape, cuda::std::make_tuple(r.data()),
-                                     cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{comp[0].data()}),
-                                     std::array<operand_layout, 3>{rl, rl, rl}, o.stream);
-      }
-    }
-    // The finalisation (a mean's division by the reduced count, argmin/argmax's
-    // index), once.
-    auto finished = [&] {
-      if constexpr (std::is_same_v<Kind, mean_kind> || is_arg) {
-        array<Res, Target> f(rshape, o.stream);
-        const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
-        run_elementwise<Target, Res>(finish_fn<typename kt::fin>{kt::make_fin(g.R)}, rshape,
-                                     cuda::std::make_tuple(f.data()), cuda::std::make_tuple(in_ptr<Acc>{r.data()}),
-                                     std::array<operand_layout, 2>{contiguous_layout(f.data(), sizeof(Res), rshape), rl},
-                                     o.stream);
-        return f;
+      // The finalisation (a mean's division by the reduced count, argmin/argmax's
+      // index), once.
+      auto finished = [&] {
+        if constexpr (std::is_same_v<Kind, mean_kind> || is_arg) {
+          array<Res, Target> f(rshape, o.stream);
+          const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
+          run_elementwise<Target, Res>(finish_fn<typename kt::fin>{kt::make_fin(g.R)}, rshape,
+                                       cuda::std::make_tuple(f.data()), cuda::std::make_tuple(in_ptr<Acc>{r.data()}),
+                                       std::array<operand_layout, 2>{contiguous_layout(f.data(), sizeof(Res), rshape), rl},
+                                       o.stream);
+          return f;
+        } else {
+          return std::move(r);
+        }
+      };
+      if constexpr (std::tuple_size_v<Outs> == 1) {
+        // Written as the in-memory path writes its temporary into out.
+        auto ov = std::get<0>(outs);
+        const auto ol = layout_of(ov);
+        using OutT = typename decltype(ov)::value_type;
+        const auto f = finished();
+        cast_layout<Target, OutT, Res>(ov.data(), ol, f.data(), contiguous_layout(f.data(), sizeof(Res), ol.shp), o.stream);
+        return ov;
+      } else if constexpr (Scalar) {
+        return static_cast<Res>(finished().to_host(o.stream)[0]);
       } else {
-        return std::move(r);
+        return finished();
       }
-    };
-    if constexpr (std::tuple_size_v<Outs> == 1) {
-      // Written as the in-memory path writes its temporary into out.
-      auto ov = std::get<0>(outs);
-      const auto ol = layout_of(ov);
-      using OutT = typename decltype(ov)::value_type;
-      const auto f = finished();
-      cast_layout<Target, OutT, Res>(ov.data(), ol, f.data(), contiguous_layout(f.data(), sizeof(Res), ol.shp), o.stream);
-      return ov;
-    } else if constexpr (Scalar) {
-      return static_cast<Res>(finished().to_host(o.stream)[0]);
-    } else {
-      return finished();
     }
-#else
-    return fallback();
-#endif
   }
 
   template <bool Scalar, class Target, class... A, class Outs>

@@ -42,18 +42,12 @@
 #include "stream.hpp"
 #include "vectorize.hpp"
 
-#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
-#  include "detail/cuda/nccl.hpp"
-#endif
+#include "detail/cuda/nccl.hpp"  // collectives<target::cuda> (CUDA builds with NCCL only)
 
 namespace ufunc {
 
 /// True in CUDA builds linked with NCCL: sharded arrays may span several GPUs.
-#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
-inline constexpr bool have_nccl = true;
-#else
-inline constexpr bool have_nccl = false;
-#endif
+inline constexpr bool have_nccl = detail::collectives<target::device>::available;
 
 namespace detail {
 
@@ -206,28 +200,28 @@ replica<T, Target> replicate(array_view<const T, Target> v, const std::vector<in
       r.own[i] = true;
     };
     try {
-#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
-      if (ids.size() > 1) {
-        std::vector<void*> buf(ids.size());
-        if (root < 0 || !dense) {  // the root's buffer: a copy on the set's first device
-          root = 0;
-          alloc(0);
-          device_guard<Target> g(ids[0]);
-          copy_any<Target>(r.copies[0].data(), src, bytes, st[0]);
-        }
-        for (std::size_t i = 0; i < ids.size(); ++i) {
-          if (static_cast<int>(i) == root) {
-            buf[i] = r.own[i] ? static_cast<void*>(r.copies[i].data()) : const_cast<T*>(src);
-          } else {
-            alloc(i);
-            buf[i] = r.copies[i].data();
+      if constexpr (collectives<Target>::available) {  // one broadcast
+        if (ids.size() > 1) {
+          std::vector<void*> buf(ids.size());
+          if (root < 0 || !dense) {  // the root's buffer: a copy on the set's first device
+            root = 0;
+            alloc(0);
+            device_guard<Target> g(ids[0]);
+            copy_any<Target>(r.copies[0].data(), src, bytes, st[0]);
           }
+          for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (static_cast<int>(i) == root) {
+              buf[i] = r.own[i] ? static_cast<void*>(r.copies[i].data()) : const_cast<T*>(src);
+            } else {
+              alloc(i);
+              buf[i] = r.copies[i].data();
+            }
+          }
+          collectives<Target>::broadcast(ids, buf, bytes, root, st);
+          drain<Target>(ids);
+          return r;
         }
-        nccl::broadcast(ids, buf, bytes, root, st);
-        drain<Target>(ids);
-        return r;
       }
-#endif
       for (std::size_t i = 0; i < ids.size(); ++i) {
         if (static_cast<int>(i) == root && dense) continue;
         alloc(i);
@@ -477,24 +471,6 @@ void release_on(std::vector<array<T, Target>>& v, const std::vector<int>& ids) n
 template <class Op>
 struct reducer_op_name {};
 
-#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
-/// NCCL's reduction for Op on Res, where it computes what the op computes:
-/// sums and products of NCCL's types, min/max of integers (NCCL's float min/max
-/// does not propagate NaN as ufunc::minimum/maximum do: those gather instead).
-template <class Op, class Res>
-constexpr bool nccl_reducible() {
-  if constexpr (!nccl::has_type<Res>()) return false;
-  else if constexpr (std::is_same_v<Op, plus> || std::is_same_v<Op, multiplies>) return true;
-  else return (std::is_same_v<Op, minimum> || std::is_same_v<Op, maximum>) && std::is_integral_v<Res>;
-}
-template <class Op>
-ncclRedOp_t nccl_op() {
-  if constexpr (std::is_same_v<Op, plus>) return ncclSum;
-  else if constexpr (std::is_same_v<Op, multiplies>) return ncclProd;
-  else if constexpr (std::is_same_v<Op, minimum>) return ncclMin;
-  else return ncclMax;
-}
-#endif
 
 /// Combines the partial results of the shards listed in `live` (each of the
 /// same shape, parts[i] on device ids[i]) into one array on ids[0] (the host
@@ -509,8 +485,7 @@ array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, cons
     drain<Target>(ids);
     return std::move(parts[static_cast<std::size_t>(live[0])]);
   }
-#if defined(UFUNC_BACKEND_CUDA) && defined(UFUNC_HAVE_NCCL)
-  if constexpr (is_gpu_target<Target>() && nccl_reducible<Op, Res>()) {
+  if constexpr (collectives<Target>::template reducible<Op, Res>()) {
     if (live.size() == ids.size()) {
       std::vector<Res*> buf;
       std::vector<stream_ref> st;
@@ -519,7 +494,7 @@ array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, cons
         st.push_back(shard_stream<Target>(ids[i]));
       }
       try {
-        nccl::reduce<Res>(ids, buf, static_cast<std::size_t>(parts[0].size()), nccl_op<Op>(), st, false, 0);
+        collectives<Target>::template reduce<Op>(ids, buf, static_cast<std::size_t>(parts[0].size()), st, false, 0);
       } catch (...) {
         try {
           drain<Target>(ids);
@@ -531,7 +506,6 @@ array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, cons
       return std::move(parts[0]);
     }
   }
-#endif
   const stream_ref s0 = shard_stream<Target>(ids[0]);
   device_guard<Target> g(ids[0]);
   drain<Target>(ids);  // every partial complete before another device's stream reads it

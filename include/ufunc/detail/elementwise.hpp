@@ -7,14 +7,13 @@
 #include <array>
 #include <cuda/std/tuple>
 
+#include "../config.hpp"
 #include "../stream.hpp"
 #include "host/elementwise.hpp"
 #include "layout.hpp"
 #include "operand.hpp"
 
-#if defined(UFUNC_BACKEND_CUDA)
-#  include "cuda/elementwise.hpp"
-#endif
+#include UFUNC_CUDA_BACKEND("cuda/elementwise.hpp")
 
 namespace ufunc::detail {
 

@@ -23,9 +23,7 @@
 #include "linalg_plan.hpp"
 #include "memory.hpp"
 
-#if defined(UFUNC_BACKEND_CUDA)
-#  include "cuda/linalg.hpp"
-#endif
+#include UFUNC_CUDA_BACKEND("cuda/linalg.hpp")
 
 namespace ufunc::detail {
 

@@ -178,9 +178,7 @@ struct page_locked<target::host> {
 
 }  // namespace ufunc::detail
 
-#if defined(UFUNC_BACKEND_CUDA)
-#  include "cuda/memory.hpp"  // memory<target::cuda>, page_locked<target::cuda>
-#endif
+#include UFUNC_CUDA_BACKEND("cuda/memory.hpp")  // memory<target::cuda>, page_locked<target::cuda>
 
 namespace ufunc::detail {
 

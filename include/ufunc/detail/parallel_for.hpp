@@ -10,9 +10,7 @@
 #include "../stream.hpp"
 #include "host/parallel_for.hpp"
 
-#if defined(UFUNC_BACKEND_CUDA)
-#  include "cuda/parallel_for.hpp"
-#endif
+#include UFUNC_CUDA_BACKEND("cuda/parallel_for.hpp")
 
 namespace ufunc::detail {
 

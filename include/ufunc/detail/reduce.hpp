@@ -8,15 +8,14 @@
 
 #include <type_traits>
 
+#include "../config.hpp"
 #include "../ops.hpp"
 #include "element.hpp"
 #include "host/reduce.hpp"
 #include "reduce_geometry.hpp"
 #include "reduce_source.hpp"
 
-#if defined(UFUNC_BACKEND_CUDA)
-#  include "cuda/reduce.hpp"
-#endif
+#include UFUNC_CUDA_BACKEND("cuda/reduce.hpp")
 
 namespace ufunc::detail {
 

@@ -5,14 +5,13 @@
 
 #include <array>
 
+#include "../config.hpp"
 #include "../stream.hpp"
 #include "host/scan.hpp"
 #include "reduce_geometry.hpp"
 #include "reduce_source.hpp"
 
-#if defined(UFUNC_BACKEND_CUDA)
-#  include "cuda/scan.hpp"
-#endif
+#include UFUNC_CUDA_BACKEND("cuda/scan.hpp")
 
 namespace ufunc::detail {
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "../config.hpp"
 #include "../stream.hpp"
 #include "elementwise.hpp"
 #include "layout.hpp"
@@ -20,9 +21,7 @@
 #include "operand.hpp"
 #include "stream_plan.hpp"
 
-#if defined(UFUNC_BACKEND_CUDA)
-#  include "cuda/stream_pipeline.hpp"
-#endif
+#include UFUNC_CUDA_BACKEND("cuda/stream_pipeline.hpp")
 
 namespace ufunc::detail {
 
@@ -69,11 +68,11 @@ void run_streamed(const char* name, const F& f, const shape& iter, const Outs& o
     (void)name, (void)host, (void)late;
     run_elementwise<Target, R>(f, iter, outs, ins, layouts, s);  // host memory is the data: nothing streams
   } else {
-#if defined(UFUNC_BACKEND_CUDA)
+    using pl = pipeline<Target>;
     constexpr std::size_t nout = static_cast<std::size_t>(result_traits<R>::nout);
     if (iter.count() == 0) return;
     std::vector<stream_operand> sop(NOPS);
-    std::vector<cuda_stream::io> io(NOPS);
+    std::vector<typename pl::io> io(NOPS);
     std::vector<const void*> base(NOPS);
     for (std::size_t k = 0; k < NOPS; ++k) {
       sop[k] = stream_operand_of(layouts[k], host[k]);
@@ -83,9 +82,8 @@ void run_streamed(const char* name, const F& f, const shape& iter, const Outs& o
       else io[k].host = layouts[k].data;
       base[k] = layouts[k].data;
     }
-    const stream_plan p = plan_stream(name, iter, sop, nullptr, device_limit_now(), cuda_stream::buffers,
-                                      cuda_stream::target_chunk_bytes(cuda_stream::host_bytes_of(sop)));
-    cuda_stream::run_pipeline(p, sop, io, base, s, [&](index_t c, const std::vector<void*>& ptr, stream_ref st) {
+    const stream_plan p = plan_stream(name, iter, sop, nullptr, device_limit_now(), pl::buffers, pl::chunk_bytes(sop));
+    pl::run(p, sop, io, base, s, [&](index_t c, const std::vector<void*>& ptr, stream_ref st) {
       const shape cs = p.chunk_shape(c);
       std::array<operand_layout, NOPS> cl = layouts;
       for (std::size_t k = 0; k < NOPS; ++k) {
@@ -99,9 +97,6 @@ void run_streamed(const char* name, const F& f, const shape& iter, const Outs& o
       const auto i = rebind_inputs(ins, ptr, nout, std::make_index_sequence<NOPS - nout>{});
       run_elementwise<Target, R>(f, cs, o, i, cl, st);
     }, late);
-#else
-    (void)name, (void)f, (void)iter, (void)outs, (void)ins, (void)layouts, (void)host, (void)s, (void)late;
-#endif
   }
 }
 

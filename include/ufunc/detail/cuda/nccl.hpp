@@ -24,7 +24,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "../../config.hpp"
 #include "../../error.hpp"
+#include "../../ops.hpp"
 #include "../../stream.hpp"
 
 namespace ufunc::detail::nccl {
@@ -131,5 +133,39 @@ inline void broadcast(const std::vector<int>& ids, const std::vector<void*>& buf
 }
 
 }  // namespace ufunc::detail::nccl
+
+namespace ufunc::detail {
+/// The CUDA target's collectives (config.hpp): NCCL's.
+template <>
+struct collectives<target::cuda> {
+  static constexpr bool available = true;
+  /// Where NCCL computes what Op computes: sums and products of NCCL's types,
+  /// min/max of integers (NCCL's float min/max does not propagate NaN as
+  /// ufunc::minimum/maximum do: those gather instead).
+  template <class Op, class T>
+  static constexpr bool reducible() {
+    if constexpr (!nccl::has_type<T>()) return false;
+    else if constexpr (std::is_same_v<Op, plus> || std::is_same_v<Op, multiplies>) return true;
+    else return (std::is_same_v<Op, minimum> || std::is_same_v<Op, maximum>) && std::is_integral_v<T>;
+  }
+  /// In place: buf[i] (count elements on device ids[i]) becomes Op over all
+  /// devices' buffers, on every device (all) or on ids[root] only (reducible<Op, T>).
+  template <class Op, class T>
+  static void reduce(const std::vector<int>& ids, const std::vector<T*>& buf, std::size_t count,
+                     const std::vector<stream_ref>& st, bool all, int root = 0) {
+    static_assert(reducible<Op, T>(), "ufunc: NCCL does not compute this reduction");
+    ncclRedOp_t op = ncclMax;
+    if constexpr (std::is_same_v<Op, plus>) op = ncclSum;
+    else if constexpr (std::is_same_v<Op, multiplies>) op = ncclProd;
+    else if constexpr (std::is_same_v<Op, minimum>) op = ncclMin;
+    nccl::reduce<T>(ids, buf, count, op, st, all, root);
+  }
+  /// buf[root]'s `bytes` bytes copied into every buf[i].
+  static void broadcast(const std::vector<int>& ids, const std::vector<void*>& buf, std::size_t bytes, int root,
+                        const std::vector<stream_ref>& st) {
+    nccl::broadcast(ids, buf, bytes, root, st);
+  }
+};
+}  // namespace ufunc::detail
 
 #endif

@@ -128,6 +128,18 @@ struct runtime<target::cuda> {
     return a.type == cudaMemoryTypeDevice ? a.device : -1;
   }
 
+  /// Where `p` lives: device or managed memory (and its device), pinned host
+  /// memory, or pageable host memory (also what a device addresses through HMM/ATS).
+  static memory_location locate(const void* p) {
+    const cudaPointerAttributes a = pointer_attributes(p);
+    switch (a.type) {
+      case cudaMemoryTypeDevice: return {memory_location::device, a.device};
+      case cudaMemoryTypeManaged: return {memory_location::managed, a.device};
+      case cudaMemoryTypeHost: return {memory_location::pinned_host, 0};
+      default: return {memory_location::host, 0};
+    }
+  }
+
   /// Free and total memory of the current device (bytes).
   static void memory_info(std::size_t& free_b, std::size_t& total_b) {
     UFUNC_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));

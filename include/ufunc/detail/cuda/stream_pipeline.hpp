@@ -583,3 +583,24 @@ void run_pipeline(const stream_plan& p, const std::vector<stream_operand>& sop, 
 }
 
 }  // namespace ufunc::detail::cuda_stream
+
+namespace ufunc::detail {
+/// The CUDA target's pipeline (config.hpp): the calls detail/stream.hpp and the
+/// streamed reductions make, over cuda_stream's.
+template <>
+struct pipeline<target::cuda> {
+  static constexpr int buffers = cuda_stream::buffers;
+  using io = cuda_stream::io;
+  /// The chunk size the planner aims at for these operands.
+  static std::size_t chunk_bytes(const std::vector<stream_operand>& ops) {
+    return cuda_stream::target_chunk_bytes(cuda_stream::host_bytes_of(ops));
+  }
+  /// cuda_stream::run_pipeline.
+  template <class Compute>
+  static void run(const stream_plan& p, const std::vector<stream_operand>& sop, const std::vector<io>& ops,
+                  const std::vector<const void*>& device_base, stream_ref s, const Compute& compute,
+                  const late_host_outputs* late = nullptr) {
+    cuda_stream::run_pipeline(p, sop, ops, device_base, s, compute, late);
+  }
+};
+}  // namespace ufunc::detail
