@@ -9,6 +9,8 @@
 - kernel files (detail/cuda/kernels/) launch nothing (no `<<<`: their launchers live in
   the dispatch layer) and include only other kernel files and the headers that
   describe operands (never a dispatch header of detail/cuda/);
+- the sharded wing (sharded/) is included by sharded.hpp alone (it runs the public
+  operations per shard, so it sits above them);
 - the build's backend is tested (`#if ... UFUNC_BACKEND_CUDA`) only where BACKEND_GUARDS
   allows, at most that many times: config.hpp turns it into types and the
   UFUNC_CUDA_BACKEND include, the CUDA backend's own headers guard themselves, and
@@ -27,6 +29,7 @@ VOCABULARY = {"config.hpp", "error.hpp", "shape.hpp", "stream.hpp", "axis.hpp", 
 # Detail headers the vocabulary headers may use (memory management, argument traits,
 # the runtime seam: each backend's runtime<Target>, which stream.hpp includes).
 VOCABULARY_DETAIL = {"detail/memory.hpp", "detail/arg_traits.hpp", "detail/element.hpp", "detail/expr_tree.hpp",
+                     "detail/expression.hpp",
                      "detail/sharded.hpp", "detail/host/runtime.hpp", "detail/cuda/runtime.hpp", "detail/trace.hpp"}
 # (also a backend header named through config.hpp's UFUNC_CUDA_BACKEND("cuda/x.hpp"))
 INCLUDE = re.compile(r'^\s*#\s*include\s+(?:UFUNC_CUDA_BACKEND\(\s*)?"([^"]+)"', re.M)
@@ -113,6 +116,10 @@ def main():
         for i in sorted(graph[h]):
             if i.startswith(RUNTIME_FOLDER) and not i.startswith(KERNELS_FOLDER) and i not in KERNEL_DETAIL:
                 bad.append(f"{h}: a kernel file includes the dispatch header {i}")
+    for h, incs in graph.items():
+        for i in incs:
+            if i.startswith("sharded/") and h != "sharded.hpp" and not h.startswith("sharded/"):
+                bad.append(f"{h}: includes the sharded wing's {i} (only sharded.hpp does)")
     for h in sorted(graph):
         n = len(BACKEND_GUARD.findall(open(os.path.join(ROOT, h)).read()))
         if n > BACKEND_GUARDS.get(h, 0):

@@ -1,0 +1,827 @@
+// The sharded wing: what the operations of sharded.hpp run on. Per device
+// (is_gpu_target, copy_any, drain, for_each_shard over the per-device streams),
+// replicated operands (`replicate`: NCCL broadcast or copies), the arguments of
+// a sharded call (sharded_in, sharded_leaf, sharded_plan: checks before any
+// work), the combination of partial results (`combine_partials`: NCCL reduce
+// or copies and a fold) and the sharded versions of the calls (`sharded_ops`).
+// It sits above the public operations (it runs them per shard) and only
+// sharded.hpp includes it (scripts/check_layers.py).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../array.hpp"
+#include "../array_view.hpp"
+#include "../axis.hpp"
+#include "../config.hpp"
+#include "../detail/call.hpp"
+#include "../detail/sharded.hpp"
+#include "../detail/staged_out.hpp"
+#include "../error.hpp"
+#include "../full.hpp"
+#include "../lazy.hpp"
+#include "../matmul.hpp"
+#include "../ops.hpp"
+#include "../out.hpp"
+#include "../reduce.hpp"
+#include "../shape.hpp"
+#include "../sharded_array.hpp"
+#include "../stream.hpp"
+#include "../vectorize.hpp"
+
+#include "../detail/cuda/nccl.hpp"  // collectives<target::cuda> (CUDA builds with NCCL only)
+
+namespace ufunc::detail {
+
+template <class Target>
+constexpr bool is_gpu_target() {
+  return target_traits<Target>::is_device;
+}
+
+/// Devices present for Target (-1: no bound, the host target's labels).
+template <class Target>
+int device_count() {
+  return runtime<Target>::device_count();
+}
+
+/// A device set Target can shard over: ids in range and distinct; more than
+/// one GPU only with NCCL. value_error otherwise, before any allocation.
+template <class Target>
+void check_devices(const device_set& d, const char* what) {
+  check_device_ids(d.ids(), device_count<Target>(), what);
+  if constexpr (is_gpu_target<Target>() && !collectives<Target>::available)
+    if (d.size() > 1)
+      throw value_error(std::string(what) + ": sharding over " + std::to_string(d.size()) + " GPUs " + d.str() +
+                        " needs NCCL, and this build has none (configure with UFUNC_WITH_NCCL=ON and NCCL "
+                        "installed; see docs/multi_gpu.md)");
+}
+
+/// The CUDA device holding `p` (-1: not device memory, or the host target).
+template <class Target>
+int device_of(const void* p) {
+  return runtime<Target>::device_of(p);
+}
+
+/// Waits for all work on the device holding a plain operand, so that the
+/// sharded streams (which do not order with the caller's) read it complete.
+template <class Target>
+void wait_device_of(const void* p) {
+  if constexpr (is_gpu_target<Target>()) {
+    const int d = device_of<Target>(p);
+    if (d < 0) return;
+    device_guard<Target> g(d);
+    runtime<Target>::device_synchronize();
+  }
+  (void)p;
+}
+
+/// Copies `bytes` between any two places (peer devices, host) on `s`.
+/// Between two devices it names both (cudaMemcpyPeerAsync): arrays come from
+/// each device's stream-ordered pool, whose memory is not mapped into the
+/// peers (no cudaMemPoolSetAccess), and cudaMemcpyDefault then fails with
+/// cudaErrorInvalidValue; the peer copy goes over NVLink/PCIe or is staged.
+template <class Target>
+void copy_any(void* dst, const void* src, std::size_t bytes, stream_ref s) {
+  if constexpr (is_gpu_target<Target>()) {
+    runtime<Target>::copy_any(dst, src, bytes, s.get());
+    return;
+  }
+  memory<target::host>::copy(dst, src, bytes, s);
+}
+
+/// Runs fn(i, stream of device i) with device i current, for every shard,
+/// enqueueing all before waiting for any; on a throw, every device's work is
+/// drained before the exception leaves (results already made are then freed
+/// by their owners' destructors). Returns fn's results in shard order, after
+/// waiting for every device unless `wait` is false (the reductions' partials:
+/// their combination is enqueued behind them and drains once).
+template <class Target, class Fn>
+auto for_each_shard(const std::vector<int>& ids, Fn&& fn, bool wait = true) {
+  using R = std::invoke_result_t<Fn&, int, stream_ref>;
+  std::vector<R> out;
+  out.reserve(ids.size());
+  try {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      device_guard<Target> g(ids[i]);
+      out.push_back(fn(static_cast<int>(i), shard_stream<Target>(ids[i])));
+    }
+  } catch (...) {
+    try {
+      drain<Target>(ids);
+    } catch (...) {  // the first failure is the one reported
+    }
+    throw;
+  }
+  if (wait) drain<Target>(ids);  // (a caller that does not wait drains on every path itself)
+  return out;
+}
+
+/// A copy of a plain operand on every device of a set (or the operand itself
+/// where it already is there: always on the host target). On GPUs with NCCL
+/// and more than one device the copies are one ncclBroadcast from the device
+/// holding it (or from the set's first device, after a copy, when it is held
+/// elsewhere); otherwise plain copies.
+template <class T, class Target>
+struct replica {
+  array_view<const T, Target> original;
+  std::vector<array<T, Target>> copies;  ///< per shard; empty where `original` is used
+  std::vector<bool> own;
+
+  array_view<const T, Target> at(int i) const {
+    return own[static_cast<std::size_t>(i)] ? copies[static_cast<std::size_t>(i)].view() : original;
+  }
+  ~replica() {
+    for (std::size_t i = 0; i < copies.size(); ++i)
+      if (copies[i].data()) {
+        try {
+          device_guard<Target> g(ids[i]);
+          copies[i] = array<T, Target>();
+        } catch (...) {
+          copies[i] = array<T, Target>();
+        }
+      }
+  }
+  replica() = default;
+  replica(replica&&) noexcept = default;
+  std::vector<int> ids;
+};
+
+template <class T, class Target>
+replica<T, Target> replicate(array_view<const T, Target> v, const std::vector<int>& ids) {
+  replica<T, Target> r;
+  r.original = v;
+  r.ids = ids;
+  r.own.assign(ids.size(), false);
+  r.copies.resize(ids.size());
+  if constexpr (!is_gpu_target<Target>()) {
+    return r;
+  } else {
+    const int src_dev = device_of<Target>(v.data());
+    wait_device_of<Target>(v.data());
+    const bool dense = v.is_contiguous();
+    int root = -1;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      if (ids[i] == src_dev) root = static_cast<int>(i);
+    if (root >= 0 && ids.size() == 1 && dense) return r;  // already there
+    const shape s = v.shape();
+    const std::size_t bytes = static_cast<std::size_t>(s.count()) * sizeof(T);
+    // A contiguous copy where the operand is not contiguous (strided views).
+    array<T, Target> packed;
+    if (!dense) {
+      const int d = src_dev >= 0 ? src_dev : ids[0];
+      device_guard<Target> g(d);
+      packed = materialize<Target, T>(layout_of(v), shard_stream<Target>(d));
+      shard_stream<Target>(d).synchronize();
+    }
+    const T* src = dense ? v.data() : packed.data();
+    std::vector<stream_ref> st;
+    for (int d : ids) st.push_back(shard_stream<Target>(d));
+    auto alloc = [&](std::size_t i) {
+      device_guard<Target> g(ids[i]);
+      r.copies[i] = array<T, Target>(s, st[i]);
+      r.own[i] = true;
+    };
+    try {
+      if constexpr (collectives<Target>::available) {  // one broadcast
+        if (ids.size() > 1) {
+          std::vector<void*> buf(ids.size());
+          if (root < 0 || !dense) {  // the root's buffer: a copy on the set's first device
+            root = 0;
+            alloc(0);
+            device_guard<Target> g(ids[0]);
+            copy_any<Target>(r.copies[0].data(), src, bytes, st[0]);
+          }
+          for (std::size_t i = 0; i < ids.size(); ++i) {
+            if (static_cast<int>(i) == root) {
+              buf[i] = r.own[i] ? static_cast<void*>(r.copies[i].data()) : const_cast<T*>(src);
+            } else {
+              alloc(i);
+              buf[i] = r.copies[i].data();
+            }
+          }
+          collectives<Target>::broadcast(ids, buf, bytes, root, st);
+          drain<Target>(ids);
+          return r;
+        }
+      }
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (static_cast<int>(i) == root && dense) continue;
+        alloc(i);
+        device_guard<Target> g(ids[i]);
+        copy_any<Target>(r.copies[i].data(), src, bytes, st[i]);
+      }
+      drain<Target>(ids);
+    } catch (...) {
+      try {
+        drain<Target>(ids);
+      } catch (...) {
+      }
+      throw;
+    }
+    return r;
+  }
+}
+
+// ---- arguments of a sharded call --------------------------------------------
+
+/// A sharded array named in a lazy expression over sharded arrays: held by
+/// pointer (a named array must outlive the evaluation, as in ufunc::lazy) or,
+/// for an rvalue, owned (shared by the copies of the expression).
+template <class S>
+struct sharded_leaf {
+  std::shared_ptr<const S> own;
+  const S* a = nullptr;
+};
+template <class P>
+struct is_sharded_leaf : std::false_type {};
+template <class S>
+struct is_sharded_leaf<sharded_leaf<S>> : std::true_type {};
+
+/// A sharded expression as prepared for the per-shard calls: its plain arrays
+/// replicated, its sharded leaves and maker referred to; pick_arg(p, i) builds
+/// shard i's ordinary expression (expression.hpp) from it.
+template <class Maker, class... P>
+struct prepared_expr {
+  const Maker* maker;
+  std::tuple<P...> args;
+};
+template <class P>
+struct is_prepared_expr : std::false_type {};
+template <class M, class... P>
+struct is_prepared_expr<prepared_expr<M, P...>> : std::true_type {};
+
+
+/// A sharded input as prepared for the per-shard calls.
+template <class S>
+struct sharded_in {
+  const S* a;
+};
+template <class P>
+struct is_sharded_in : std::false_type {};
+template <class S>
+struct is_sharded_in<sharded_in<S>> : std::true_type {};
+template <class P>
+inline constexpr bool is_sharded_in_v = is_sharded_in<P>::value;
+template <class P>
+struct is_replica : std::false_type {};
+template <class T, class Tg>
+struct is_replica<replica<T, Tg>> : std::true_type {};
+template <class P>
+inline constexpr bool is_replica_v = is_replica<P>::value;
+
+template <class A>
+constexpr void check_sharded_arg() {
+  using B = bare_t<A>;
+  static_assert(!is_stream_v<B>,
+                "ufunc: a call on sharded arrays takes no stream: each device runs on its own sharded stream");
+  static_assert(!arg_traits<B>::is_vector && !is_pinned<B>::value,
+                "ufunc: a call on sharded arrays takes no host containers (std::vector, pinned_array): shard "
+                "them (ufunc::shard) or copy them to a device array");
+  static_assert(!is_expression_v<B>,
+                "ufunc: a plain lazy expression cannot mix with sharded arrays (its arrays are not sharded): build "
+                "the expression from the sharded arrays (f.lazy(x, ...), ufunc::lazy(x) * ...)");
+  static_assert(core_of<B>::value == 0, "ufunc: ufunc::vec<D> inputs of sharded arrays are not supported");
+}
+
+/// Out views of a sharded call must all be sharded.
+template <class... V>
+constexpr bool all_sharded_outs(const out_t<V...>*) {
+  return (is_sharded_out<V>::value && ...);
+}
+
+template <class A>
+auto prepare_arg(const A& a, const std::vector<int>& ids) {
+  using B = bare_t<A>;
+  if constexpr (is_sharded<B>::value) {
+    return sharded_in<B>{&a};
+  } else if constexpr (is_sharded_leaf<B>::value) {
+    return sharded_in<bare_t<decltype(*a.a)>>{a.a};
+  } else if constexpr (is_sharded_expr<B>::value) {
+    return std::apply(
+        [&](const auto&... x) {
+          return prepared_expr<typename B::maker_type, decltype(prepare_arg(x, ids))...>{
+              &a.maker(), std::make_tuple(prepare_arg(x, ids)...)};
+        },
+        a.args());
+  } else if constexpr (is_out<B>::value) {
+    static_assert(all_sharded_outs(static_cast<const B*>(nullptr)),
+                  "ufunc: the out(...) of a call on sharded arrays must be sharded arrays");
+    return a;
+  } else if constexpr (arg_traits<B>::is_array) {
+    using T = typename arg_traits<B>::value_type;
+    using Tg = typename arg_traits<B>::target_type;
+    return replicate<T, Tg>(array_view<const T, Tg>(a), ids);
+  } else {
+    return a;  // scalars and controls (axis, keepdims, unsafe_cast, a variant)
+  }
+}
+
+template <class P>
+decltype(auto) pick_arg(P& p, int i) {
+  if constexpr (is_sharded_in_v<P>) {
+    return static_cast<const typename std::remove_pointer_t<decltype(p.a)>::shard_type&>(p.a->shard(i));
+  } else if constexpr (is_replica_v<P>) {
+    return p.at(i);
+  } else if constexpr (is_prepared_expr<P>::value) {  // shard i's expression (a new node, owned by the caller)
+    return std::apply([&](auto&... q) { return (*p.maker)(pick_arg(q, i)...); }, p.args);
+  } else if constexpr (is_out<P>::value) {
+    return std::apply([i](auto... so) { return ufunc::out(so.array->shard(i)...); }, p.views);
+  } else {
+    return static_cast<const P&>(p);
+  }
+}
+
+
+/// The target of a sharded call: that of its first sharded operand.
+template <class... A>
+struct sharded_target;
+template <class A, class... R>
+struct sharded_target<A, R...> {
+  using type = typename sharded_target<R...>::type;
+};
+template <class T, class Tg, class... R>
+struct sharded_target<sharded_array<T, Tg>, R...> {
+  using type = Tg;
+};
+template <class S, class... R>
+struct sharded_target<out_t<sharded_out<S>>, R...> {
+  using type = typename S::target_type;
+};
+template <class M, class... A, class... R>
+struct sharded_target<sharded_expression<M, A...>, R...> {
+  using type = typename sharded_expression<M, A...>::target_type;
+};
+template <class S, class... R>
+struct sharded_target<sharded_leaf<S>, R...> {
+  using type = typename S::target_type;
+};
+template <>
+struct sharded_target<> {
+  using type = void;
+};
+
+/// visit(x) for every operand of a call, looking through sharded expressions
+/// to their leaves (the sharded arrays, plain arrays and scalars they hold).
+template <class V, class X>
+void visit_leaves(V& visit, const X& x) {
+  using B = bare_t<X>;
+  if constexpr (is_sharded_expr<B>::value)
+    std::apply([&](const auto&... a) { (visit_leaves(visit, a), ...); }, x.args());
+  else if constexpr (is_sharded_leaf<B>::value)
+    visit(*x.a);
+  else
+    visit(x);
+}
+
+/// What a sharded call runs over, found (and checked) before any work.
+struct sharded_plan {
+  device_set devices{std::vector<int>{}};
+  std::vector<index_t> rows;
+  shape bshape;  ///< the broadcast global shape of the inputs
+  int rank = 0;
+};
+
+/// Checks the operands of a sharded call: every sharded operand (input or out)
+/// sharded alike (same device set, same rows per shard, same rank; else
+/// shape_error naming both), every plain array replicable (replicable() in
+/// detail/sharded.hpp), the global shapes broadcasting, and a sharded out of
+/// exactly the broadcast shape.
+template <class... A>
+sharded_plan plan_sharded(const char* name, const A&... a) {
+  sharded_plan p;
+  std::string first;  // the first sharded operand's description
+  bool have = false;
+  std::vector<shape> ins;
+  std::vector<std::pair<shape, std::string>> plains;
+  std::vector<std::string> outs;
+  std::vector<shape> out_shapes;
+  auto sharded = [&](const auto& s, const char* role) {
+    const std::string d = std::string(role) + " " + s.sharding();
+    if (!have) {
+      have = true;
+      first = d;
+      p.devices = s.devices();
+      p.rows = s.rows();
+      p.rank = s.ndim();
+    } else if (s.devices() != p.devices || s.rows() != p.rows || s.ndim() != p.rank) {
+      throw shape_error(std::string(name) + ": sharded operands must be sharded alike (same devices, same rows per "
+                        "shard, same rank), but the " + first + " and the " + d + " are not");
+    }
+  };
+  auto visit = [&](const auto& x) {
+    using B = bare_t<decltype(x)>;
+    if constexpr (is_sharded<B>::value) {
+      sharded(x, "input");
+      ins.push_back(x.shape());
+    } else if constexpr (is_out<B>::value) {
+      std::apply([&](const auto&... so) { ((sharded(*so.array, "out"), out_shapes.push_back(so.array->shape())), ...); },
+                 x.views);
+    } else if constexpr (arg_traits<B>::is_array) {
+      ins.push_back(x.shape());
+      plains.emplace_back(x.shape(), "");
+    }
+  };
+  (visit_leaves(visit, a), ...);
+  if (!have) throw shape_error(std::string(name) + ": no sharded operand");
+  for (const auto& pl : plains)
+    if (!replicable(pl.first, p.rank))
+      throw shape_error(std::string(name) + ": the plain array of shape " + pl.first.str() +
+                        " cannot be replicated to the shards of the " + first +
+                        ": it must broadcast against each shard without covering axis 0 (a lower rank, or "
+                        "extent 1 on axis 0); shard it alike instead (ufunc::shard)");
+  p.bshape = broadcast_shapes(ins, name);
+  for (const auto& os : out_shapes)
+    if (os != p.bshape)
+      throw shape_error(std::string(name) + ": the sharded out has shape " + os.str() + " but the inputs broadcast to " +
+                        p.bshape.str());
+  return p;
+}
+
+/// Frees arrays with their own device current.
+template <class Target, class T>
+void release_on(std::vector<array<T, Target>>& v, const std::vector<int>& ids) noexcept {
+  for (std::size_t i = 0; i < v.size() && i < ids.size(); ++i) {
+    try {
+      device_guard<Target> g(ids[i]);
+      v[i] = array<T, Target>();
+    } catch (...) {
+      v[i] = array<T, Target>();
+    }
+  }
+}
+
+template <class Op>
+struct reducer_op_name {};
+
+
+/// Combines the partial results of the shards listed in `live` (each of the
+/// same shape, parts[i] on device ids[i]) into one array on ids[0] (the host
+/// target: in host memory). NCCL's reduce to the first device when every shard
+/// has a partial and NCCL has the op and type; otherwise the partials are copied
+/// to the first device and folded there with the op, in shard order.
+template <class Target, class Op, class Res>
+array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, const std::vector<int>& live,
+                                    const std::vector<int>& ids, const Op& op, const char* name) {
+  // The partials are still being computed (for_each_shard without waiting): every path drains.
+  if (live.size() == 1 && (live[0] == 0 || !is_gpu_target<Target>())) {
+    drain<Target>(ids);
+    return std::move(parts[static_cast<std::size_t>(live[0])]);
+  }
+  if constexpr (collectives<Target>::template reducible<Op, Res>()) {
+    if (live.size() == ids.size()) {
+      std::vector<Res*> buf;
+      std::vector<stream_ref> st;
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        buf.push_back(parts[i].data());
+        st.push_back(shard_stream<Target>(ids[i]));
+      }
+      try {
+        collectives<Target>::template reduce<Op>(ids, buf, static_cast<std::size_t>(parts[0].size()), st, false, 0);
+      } catch (...) {
+        try {
+          drain<Target>(ids);
+        } catch (...) {
+        }
+        throw;
+      }
+      drain<Target>(ids);
+      return std::move(parts[0]);
+    }
+  }
+  const stream_ref s0 = shard_stream<Target>(ids[0]);
+  device_guard<Target> g(ids[0]);
+  drain<Target>(ids);  // every partial complete before another device's stream reads it
+  auto bring = [&](int i) {
+    auto& src = parts[static_cast<std::size_t>(i)];
+    if (!is_gpu_target<Target>() || i == 0) return std::move(src);
+    array<Res, Target> c(src.shape(), s0);
+    copy_any<Target>(c.data(), src.data(), static_cast<std::size_t>(src.size()) * sizeof(Res), s0);
+    return c;
+  };
+  array<Res, Target> acc = bring(live[0]);
+  using fold_t = fold_fn<acc_op<Res, Op>>;
+  const vectorized<Target, fold_t> fold(fold_t{acc_op<Res, Op>{op}}, name);
+  for (std::size_t k = 1; k < live.size(); ++k) {
+    array<Res, Target> part = bring(live[k]);
+    fold(acc, part, ufunc::out(acc), s0);
+  }
+  s0.synchronize();
+  return acc;
+}
+
+template <class R>
+struct reducer_parts;
+template <class AccO, class Map, class Op, class Init, class Kind>
+struct reducer_parts<reducer<AccO, Map, Op, Init, Kind>> {
+  using acc_override = AccO;
+  using map = Map;
+  using op = Op;
+  using init = Init;
+  using kind = Kind;
+};
+
+// ---- lazy expressions over sharded arrays ------------------------------------
+
+/// The makers of a sharded expression's node: called on shard i's operands
+/// (views of its shards, replicas, shard i's sub-expressions, scalars), each
+/// returns shard i's ordinary expression node (expression.hpp).
+template <class Target, class F>
+struct lazy_maker {  // f.lazy(...)
+  vectorized<Target, F> f;
+  template <class... X>
+  auto operator()(X&&... x) const {
+    return f.lazy(std::forward<X>(x)...);
+  }
+};
+template <class Op>
+struct node_maker {  // the C++ operators
+  const char* name;
+  template <class... X>
+  auto operator()(X&&... x) const {
+    return make_node<void>(Op{}, name, std::forward<X>(x)...);
+  }
+};
+struct leaf_maker {  // ufunc::lazy(x)
+  template <class X>
+  auto operator()(X&& x) const {
+    return ufunc::lazy(std::forward<X>(x));
+  }
+};
+
+/// An operand of a sharded expression as it holds it: a sharded array by
+/// pointer (named) or owned (rvalue); a sharded sub-expression by value; a
+/// plain array as a view (named: replicated to the devices when it runs); a
+/// scalar by value.
+template <class A>
+auto sharded_part(A&& a) {
+  using B = bare_t<A>;
+  static_assert(!is_expression_v<B>,
+                "ufunc: a lazy expression over sharded arrays cannot take a plain expression (its arrays are not "
+                "sharded): build it from sharded arrays, or evaluate it first");
+  static_assert(!is_out<B>::value && !is_stream_v<B>, "ufunc: a lazy call takes inputs only");
+  check_sharded_arg<A>();
+  if constexpr (is_sharded<B>::value) {
+    if constexpr (std::is_lvalue_reference_v<A>) {
+      return sharded_leaf<B>{nullptr, &a};
+    } else {
+      auto own = std::make_shared<const B>(std::move(a));
+      const B* q = own.get();
+      return sharded_leaf<B>{std::move(own), q};
+    }
+  } else if constexpr (is_sharded_expr<B>::value) {
+    return B(std::forward<A>(a));
+  } else if constexpr (arg_traits<B>::is_array) {
+    static_assert(std::is_lvalue_reference_v<A> || is_view<B>::value,
+                  "ufunc: a plain array in a lazy expression over sharded arrays must be a named array (it is "
+                  "replicated to every device when the expression runs, and must live until then)");
+    using T = typename arg_traits<B>::value_type;
+    return array_view<const T, typename arg_traits<B>::target_type>(a);
+  } else {
+    return B(std::forward<A>(a));  // a scalar
+  }
+}
+
+template <class Maker, class... X>
+auto sharded_node(Maker m, const char* name, X&&... x) {
+  return sharded_expression<Maker, decltype(sharded_part(std::forward<X>(x)))...>(std::move(m), name,
+                                                                                  sharded_part(std::forward<X>(x))...);
+}
+
+/// Operands of a C++ operator that builds a sharded expression: a sharded
+/// operand, and an expression (sharded or not: a plain one is refused) among them.
+template <class A, class B>
+inline constexpr bool sharded_operator_args =
+    (is_sharded_operand_v<A> || is_sharded_operand_v<B>) &&
+    (is_sharded_expr<bare_t<A>>::value || is_sharded_expr<bare_t<B>>::value || is_expression_v<A> || is_expression_v<B>);
+
+/// Whether a sharded call stages its shards' out copies (staged_out.hpp): with
+/// an out on the host target, where a function may throw in any shard, so that
+/// no out shard is written unless every shard's results were computed. (Device
+/// functions cannot throw: GPU shards write in place.)
+template <class Target>
+constexpr bool stages_out(bool has_out) {
+  return has_out && !is_gpu_target<Target>();
+}
+
+template <class... A>
+struct sharded_ops {
+  /// f.lazy(args...) with sharded operands: a sharded expression (nothing runs;
+  /// shapes and shardings are checked now).
+  template <class Target, class F, class... Args>
+  static auto lazy(const vectorized<Target, F>& f, Args&&... args) {
+    auto e = sharded_node(lazy_maker<Target, F>{f}, f.name(), std::forward<Args>(args)...);
+    static_assert(std::is_same_v<typename decltype(e)::target_type, Target>,
+                  "f.lazy: the sharded arrays must live in the ufunc's target memory");
+    return e;
+  }
+
+  /// ufunc::evaluate(e, out?, unsafe_cast?) of a sharded expression: shard i's
+  /// expression evaluated on device i (one fused kernel per shard).
+  template <class E, class... C>
+  static decltype(auto) evaluate(const E& e, C&&... c) {
+    (check_sharded_arg<C>(), ...);
+    constexpr bool has_out = (is_out<bare_t<C>>::value || ...);
+    using Target = typename E::target_type;
+    const sharded_plan p = plan_sharded("ufunc::evaluate", e, c...);
+    check_devices<Target>(p.devices, "ufunc::evaluate");
+    const std::vector<int>& ids = p.devices.ids();
+    auto pe = prepare_arg(e, ids);
+    auto pc = std::make_tuple(prepare_arg(c, ids)...);
+    staged_outputs staged;
+    auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+      const staging_scope scope(stages_out<Target>(has_out) ? &staged : nullptr);
+      return std::apply([&](auto&... q) { return ufunc::evaluate(pick_arg(pe, i), pick_arg(q, i)..., st); }, pc);
+    });
+    staged.commit();
+    if constexpr (has_out) {
+      return first_out(c...);
+    } else {
+      using Arr = typename decltype(res)::value_type;
+      static_assert(arg_traits<Arr>::is_array,
+                    "ufunc: functions with several outputs are not supported on sharded arrays");
+      return sharded_array<typename Arr::value_type, Target>::from_shards(p.devices, std::move(res));
+    }
+  }
+
+  /// f(args...) with sharded operands: f on every shard (sharded_array.hpp).
+  template <class Target, class F, class... Args>
+  static decltype(auto) call(const vectorized<Target, F>& f, Args&&... args) {
+    (check_sharded_arg<Args>(), ...);
+    constexpr bool has_out = (is_out<bare_t<Args>>::value || ...);
+    const sharded_plan p = plan_sharded(f.name(), args...);
+    check_devices<Target>(p.devices, f.name());
+    const std::vector<int>& ids = p.devices.ids();
+    auto prep = std::make_tuple(prepare_arg(args, ids)...);
+    staged_outputs staged;
+    auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+      const staging_scope scope(stages_out<Target>(has_out) ? &staged : nullptr);
+      return std::apply([&](auto&... q) { return f(pick_arg(q, i)..., st); }, prep);
+    });
+    staged.commit();
+    if constexpr (has_out) {
+      return first_out(args...);
+    } else {
+      using Arr = typename decltype(res)::value_type;
+      static_assert(arg_traits<Arr>::is_array,
+                    "ufunc: functions with several outputs are not supported on sharded arrays");
+      return sharded_array<typename Arr::value_type, Target>::from_shards(p.devices, std::move(res));
+    }
+  }
+
+  /// r(args...) with sharded inputs: each shard reduced on its device; partials
+  /// across axis 0 combined (combine_partials). The result is the unsharded
+  /// call's: an empty reduced range gives the identity or the initial value
+  /// (value_error without one, even for an empty result, checked before any
+  /// work); a reduced range only empty on some shards (0-row shards) leaves
+  /// those out; a mean sums in its accumulator type and divides once by the
+  /// global count.
+  template <class R, class... Args>
+  static auto reduce(const R& r, Args&&... args) {
+    using parts = reducer_parts<R>;
+    constexpr bool is_mean = std::is_same_v<typename parts::kind, mean_kind>;
+    static_assert(std::is_same_v<typename parts::kind, plain_kind> || is_mean,
+                  "ufunc: argmin and argmax of sharded arrays are not supported");
+    (check_sharded_arg<Args>(), ...);
+    static_assert(!(is_out<bare_t<Args>>::value || ...),
+                  "ufunc: a reduction of sharded arrays takes no out(...): it returns a value, a sharded array or an "
+                  "array on the first device");
+    using Target = typename sharded_target<bare_t<Args>...>::type;
+    const sharded_plan p = plan_sharded(r.name(), args...);
+    check_devices<Target>(p.devices, r.name());
+    const controls o = read_controls(args...);
+    const auto mask = axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis);
+    constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
+    const std::vector<int>& ids = p.devices.ids();
+    std::vector<int> all_axes;
+    for (int d = 0; d < p.rank; ++d) all_axes.push_back(d);
+    // The global reduced count and kept count (the unsharded call's g.R, g.K) and
+    // the result's shape.
+    index_t red_count = 1, kept_count = 1;
+    std::vector<index_t> result_dims;
+    for (int d = 0; d < p.rank; ++d) {
+      if (mask[static_cast<std::size_t>(d)]) {
+        red_count *= p.bshape[d];
+        if (o.keepdims) result_dims.push_back(1);
+      } else {
+        kept_count *= p.bshape[d];
+        result_dims.push_back(p.bshape[d]);
+      }
+    }
+    // Partials after the first: no initial value (it applies once). A mean's
+    // partials: sums in its accumulator type (Res below), divided at the end.
+    const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init, plain_kind> rest(
+        r.map_fn(), r.op_fn(), no_init{}, r.name());
+    // A whole reduction reduces every shard into a 0-d array on its device (no
+    // host round trip per device), combined below.
+    auto shard_call = [&](const auto& red, auto& prepared, int i, stream_ref st) {
+      return std::apply(
+          [&](auto&... q) {
+            if constexpr (scalar)
+              return red(pick_arg(q, i)..., ufunc::axes(all_axes), st);
+            else
+              return red(pick_arg(q, i)..., st);
+          },
+          prepared);
+    };
+    using Prep = decltype(std::make_tuple(prepare_arg(args, ids)...));
+    using Arr = decltype(shard_call(r, std::declval<Prep&>(), 0, stream_ref()));
+    using Res = typename Arr::value_type;
+    // As run() in reduce.hpp (plain and mean kinds accumulate in Res).
+    using UsedOp = std::conditional_t<is_mean, plus, typename parts::op>;
+    using Init = typename parts::init;
+    constexpr bool has_init = !std::is_same_v<Init, no_init> &&
+                              (!std::is_same_v<Init, default_init> || has_identity<UsedOp, Res>::value);
+    if (red_count == 0 && !has_init)  // the unsharded call's check and message, on the global shape
+      throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
+                        axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
+    // Only now (every check made) plain operands are replicated to the devices.
+    Prep prep = std::make_tuple(prepare_arg(args, ids)...);
+    auto run_shard = [&](const auto& red, int i, stream_ref st) { return shard_call(red, prep, i, st); };
+    // The result across axis 0: on the first device, as a host value (a whole
+    // reduction) or a sharded_array of one shard there.
+    auto across = [&](Arr&& x) {
+      if constexpr (scalar) {
+        device_guard<Target> g(ids[0]);
+        return static_cast<Res>(x.to_host()[0]);
+      } else {
+        std::vector<Arr> v;
+        v.push_back(std::move(x));
+        return sharded_array<Res, Target>::from_shards(device_set{ids[0]}, std::move(v));
+      }
+    };
+    if constexpr (!scalar) {
+      if (!mask[0]) {  // axis 0 kept: every shard's rows of the result stay on its device
+        auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) { return run_shard(r, i, st); });
+        return sharded_array<Res, Target>::from_shards(p.devices, std::move(res));
+      }
+      if (kept_count == 0) {  // an empty result (the reduced range is not): nothing to compute
+        auto res = for_each_shard<Target>(std::vector<int>{ids[0]},
+                                          [&](int, stream_ref st) { return Arr(shape(result_dims), st); });
+        return across(std::move(res[0]));
+      }
+    }
+    if (red_count == 0) {  // no element anywhere: shard 0 gives the identity or initial value (a mean's NaN)
+      auto res = for_each_shard<Target>(std::vector<int>{ids[0]}, [&](int, stream_ref st) { return run_shard(r, 0, st); });
+      return across(std::move(res[0]));
+    }
+    // Every shard with rows has a non-empty reduced range (red_count > 0).
+    std::vector<int> live;
+    for (std::size_t i = 0; i < p.rows.size(); ++i)
+      if (p.rows[i] > 0) live.push_back(static_cast<int>(i));
+    const reducer<Res, typename parts::map, plus, default_init, plain_kind> mean_sum(r.map_fn(), plus{}, default_init{},
+                                                                                    r.name());
+    auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+      if (p.rows[static_cast<std::size_t>(i)] == 0) return Arr();
+      if constexpr (is_mean) return run_shard(mean_sum, i, st);
+      else return i == live[0] ? run_shard(r, i, st) : run_shard(rest, i, st);  // the initial value once
+    }, false);
+    try {
+      const UsedOp used_op = [&] {
+        if constexpr (is_mean) return plus{};
+        else return r.op_fn();
+      }();
+      Arr out = combine_partials<Target, UsedOp, Res>(partial, live, ids, used_op, r.name());
+      release_on<Target>(partial, ids);
+      if constexpr (is_mean) {  // the division once, by the global count (as finish_mean on one device)
+        using fin_t = finish_fn<finish_mean<Res>>;
+        const fin_t fin{finish_mean<Res>{red_count}};
+        if constexpr (scalar) {
+          device_guard<Target> g(ids[0]);
+          return fin(out.to_host()[0]);
+        } else {
+          const stream_ref s0 = shard_stream<Target>(ids[0]);
+          device_guard<Target> g(ids[0]);
+          vectorized<Target, fin_t>(fin, r.name())(out, ufunc::out(out), s0);
+          s0.synchronize();
+          return across(std::move(out));
+        }
+      } else {
+        return across(std::move(out));
+      }
+    } catch (...) {
+      try {
+        drain<Target>(ids);
+      } catch (...) {
+      }
+      release_on<Target>(partial, ids);
+      throw;
+    }
+  }
+
+ private:
+  template <class Arg, class... Rest>
+  static decltype(auto) first_out(Arg&& a, Rest&&... rest) {
+    if constexpr (is_out<bare_t<Arg>>::value)
+      return static_cast<decltype(*std::get<0>(a.views).array)>(*std::get<0>(a.views).array);
+    else
+      return first_out(std::forward<Rest>(rest)...);
+  }
+};
+
+}  // namespace ufunc::detail
