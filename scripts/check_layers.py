@@ -29,7 +29,7 @@ VOCABULARY = {"config.hpp", "error.hpp", "shape.hpp", "stream.hpp", "axis.hpp", 
 # Detail headers the vocabulary headers may use (memory management, argument traits,
 # the runtime seam: each backend's runtime<Target>, which stream.hpp includes).
 VOCABULARY_DETAIL = {"detail/memory.hpp", "detail/arg_traits.hpp", "detail/element.hpp", "detail/expr_tree.hpp",
-                     "detail/expression.hpp",
+                     "detail/expression.hpp", "detail/shard_streams.hpp", "detail/view_errors.hpp",
                      "detail/sharded.hpp", "detail/host/runtime.hpp", "detail/cuda/runtime.hpp", "detail/trace.hpp"}
 # (also a backend header named through config.hpp's UFUNC_CUDA_BACKEND("cuda/x.hpp"))
 INCLUDE = re.compile(r'^\s*#\s*include\s+(?:UFUNC_CUDA_BACKEND\(\s*)?"([^"]+)"', re.M)

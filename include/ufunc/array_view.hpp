@@ -11,6 +11,7 @@
 #include "config.hpp"
 #include "error.hpp"
 #include "shape.hpp"
+#include "detail/view_errors.hpp"  // its pieces (detail::)
 
 // With UFUNC_DEBUG defined, every element access through a view (`v[i]`,
 // `v(i, j, ...)`) is bounds-checked; the accessors then may throw on the host and
@@ -23,40 +24,6 @@
 #endif
 
 namespace ufunc {
-
-namespace detail {
-/// A view access out of range (UFUNC_DEBUG). `dim` < 0: a flat `v[i]` against the
-/// element count. Device: prints the index and extent and traps, which aborts the
-/// kernel (the launch then fails with a CUDA error); host: std::out_of_range.
-UFUNC_HD inline void view_index_error(index_t idx, index_t extent, int dim) {
-#if UFUNC_DEVICE_PASS
-  if (dim < 0)
-    printf("ufunc::array_view[]: index %lld is out of range for extent %lld (block %u, thread %u)\n",
-           static_cast<long long>(idx), static_cast<long long>(extent), blockIdx.x, threadIdx.x);
-  else
-    printf("ufunc::array_view(): index %lld is out of range for extent %lld in dimension %d (block %u, thread %u)\n",
-           static_cast<long long>(idx), static_cast<long long>(extent), dim, blockIdx.x, threadIdx.x);
-  __trap();
-#else
-  std::string msg = dim < 0 ? "ufunc::array_view[]: index " : "ufunc::array_view(): index ";
-  msg += std::to_string(idx) + " is out of range for extent " + std::to_string(extent);
-  if (dim >= 0) msg += " in dimension " + std::to_string(dim);
-  throw std::out_of_range(msg);
-#endif
-}
-
-/// `v(i, j, ...)` with a number of indices other than the view's rank (UFUNC_DEBUG).
-UFUNC_HD inline void view_rank_error(int given, int rank) {
-#if UFUNC_DEVICE_PASS
-  printf("ufunc::array_view(): %d indices given for a view of rank %d (block %u, thread %u)\n", given, rank,
-         blockIdx.x, threadIdx.x);
-  __trap();
-#else
-  throw std::out_of_range("ufunc::array_view(): " + std::to_string(given) + " indices given for a view of rank " +
-                          std::to_string(rank));
-#endif
-}
-}  // namespace detail
 
 /// A non-owning N-d view: pointer, shape and element strides (which may be zero or
 /// negative). It wraps memory owned elsewhere (an `ufunc::array`, a raw device
