@@ -27,3 +27,4 @@
 #include "sharded_array.hpp"
 #include "sharded.hpp"
 #include "math.hpp"
+#include "memory_resource.hpp"

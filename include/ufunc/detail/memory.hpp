@@ -10,11 +10,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
+#include <unordered_map>
 
 #include "../config.hpp"
 #include "../error.hpp"
@@ -115,6 +118,100 @@ inline void allocation_hook_freed() noexcept {
 #endif
 }
 
+/// A caller's memory resource (ufunc::set_memory_resource), type-erased and held
+/// by reference: `alloc(obj, bytes, alignment, stream)` and `dealloc(obj, p,
+/// bytes, alignment, stream)` call the resource's own functions.
+struct resource_handle {
+  void* obj = nullptr;
+  void* (*alloc)(void*, std::size_t, std::size_t, cudaStream_t) = nullptr;
+  void (*dealloc)(void*, void*, std::size_t, std::size_t, cudaStream_t) = nullptr;
+  explicit operator bool() const noexcept { return obj != nullptr; }
+};
+
+/// The alignment asked of a caller's resource: cudaMalloc's, which the kernels'
+/// 16-byte vector accesses and the host loops' cache-line alignment rely on.
+inline constexpr std::size_t resource_alignment = 256;
+
+/// The resource set per device (the host backend has device 0) and the
+/// allocations each resource made (pointer -> resource, bytes), under one mutex,
+/// so that memory is freed through the resource that made it even after another
+/// was set. Until a resource is first set, allocation and free take only the
+/// `any` load. Never destroyed (memory may be freed during static destruction).
+class resource_registry {
+ public:
+  static constexpr int max_devices = 64;
+  static resource_registry& get() {
+    static resource_registry* r = new resource_registry;
+    return *r;
+  }
+  void set(int dev, const resource_handle& h) {
+    std::lock_guard<std::mutex> lock(m_);
+    set_[static_cast<std::size_t>(dev)] = h;
+    if (h) any_.store(true, std::memory_order_release);
+  }
+  /// Allocates `bytes` through device `dev`'s resource: false when it has none.
+  bool allocate(int dev, std::size_t bytes, cudaStream_t s, void*& p) {
+    if (!any_.load(std::memory_order_acquire) || dev < 0 || dev >= max_devices) return false;
+    resource_handle h;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      h = set_[static_cast<std::size_t>(dev)];
+    }
+    if (!h) return false;
+    void* q = nullptr;
+    try {
+      q = h.alloc(h.obj, bytes, resource_alignment, s);
+    } catch (const std::bad_alloc& e) {
+      throw out_of_memory("ufunc: the memory resource of device " + std::to_string(dev) + " cannot allocate " +
+                          bytes_str(bytes) + " (" + e.what() + ")");
+    }
+    if (!q)
+      throw out_of_memory("ufunc: the memory resource of device " + std::to_string(dev) + " returned null for " +
+                          bytes_str(bytes));
+    if (reinterpret_cast<std::uintptr_t>(q) % resource_alignment != 0) {
+      h.dealloc(h.obj, q, bytes, resource_alignment, s);
+      throw value_error("ufunc: the memory resource of device " + std::to_string(dev) + " returned a pointer not " +
+                        "aligned to " + std::to_string(resource_alignment) + " bytes");
+    }
+    try {
+      std::lock_guard<std::mutex> lock(m_);
+      made_.emplace(q, made{h, bytes});
+    } catch (...) {
+      h.dealloc(h.obj, q, bytes, resource_alignment, s);
+      throw;
+    }
+    p = q;
+    return true;
+  }
+  /// Frees `p` through the resource that made it: false when none did.
+  bool deallocate(void* p, cudaStream_t s) noexcept {
+    if (!any_.load(std::memory_order_acquire)) return false;
+    made e;
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      auto it = made_.find(p);
+      if (it == made_.end()) return false;
+      e = it->second;
+      made_.erase(it);
+    }
+    try {
+      e.h.dealloc(e.h.obj, p, e.bytes, resource_alignment, s);
+    } catch (...) {  // a free cannot report; the resource keeps what it could not take back
+    }
+    return true;
+  }
+
+ private:
+  struct made {
+    resource_handle h;
+    std::size_t bytes = 0;
+  };
+  std::mutex m_;
+  resource_handle set_[max_devices];
+  std::unordered_map<void*, made> made_;
+  std::atomic<bool> any_{false};
+};
+
 template <class Target>
 struct memory;
 
@@ -122,12 +219,21 @@ template <>
 struct memory<target::host> {
   static constexpr std::size_t alignment = 64;  // a cache line; also satisfies 16-byte vector access
 
-  static void* allocate(std::size_t bytes, stream_ref = {}) {
+  /// `use_resource` false: never from a caller's resource (page-locked memory).
+  static void* allocate(std::size_t bytes, stream_ref = {}, bool use_resource = true) {
     if (bytes == 0) return nullptr;
     const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
     if (rounded < bytes) throw_oom(bytes);
     allocation_hook_before("host memory", bytes);
-    void* p = std::aligned_alloc(alignment, rounded);
+    void* p = nullptr;
+    // The host backend's memory is its device memory: a resource set for
+    // device 0 serves it (in CUDA builds host arrays never take a resource).
+    if constexpr (!target_traits<target::device>::is_device)
+      if (use_resource && resource_registry::get().allocate(0, bytes, nullptr, p)) {
+        allocation_hook_made();
+        return p;
+      }
+    p = std::aligned_alloc(alignment, rounded);
     if (!p) throw_oom(bytes);
     allocation_hook_made();
     return p;
@@ -135,6 +241,8 @@ struct memory<target::host> {
   static void deallocate(void* p, stream_ref = {}) noexcept {
     if (!p) return;
     allocation_hook_freed();
+    if constexpr (!target_traits<target::device>::is_device)
+      if (resource_registry::get().deallocate(p, nullptr)) return;
     std::free(p);
   }
   static void copy(void* dst, const void* src, std::size_t bytes, stream_ref = {}) {
@@ -172,7 +280,7 @@ struct page_locked;
 
 template <>
 struct page_locked<target::host> {
-  static void* allocate(std::size_t bytes) { return memory<target::host>::allocate(bytes); }
+  static void* allocate(std::size_t bytes) { return memory<target::host>::allocate(bytes, {}, false); }
   static void deallocate(void* p) noexcept { memory<target::host>::deallocate(p); }
 };
 

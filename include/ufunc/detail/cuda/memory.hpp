@@ -1,5 +1,6 @@
 // The CUDA backend's memory: memory<target::cuda> (stream-ordered device
-// allocations from the library's own pool per device, raw copies, fills, the
+// allocations from the caller's resource where one is set, else the library's
+// own pool per device, raw copies, fills, the
 // ordering of a free after another stream's reads) and page_locked<target::cuda>
 // (pinned host memory, cudaMallocHost). A part of detail/memory.hpp, which
 // includes it in CUDA-backend builds after the allocation hooks, bytes_str and
@@ -18,13 +19,19 @@ namespace ufunc::detail {
 
 template <>
 struct memory<target::cuda> {
-  static void* allocate(std::size_t bytes, stream_ref s = {}) {
+  /// `use_resource` false: from the pool even where the caller set a resource
+  /// (memory the library keeps between calls, which may outlive the resource).
+  static void* allocate(std::size_t bytes, stream_ref s = {}, bool use_resource = true) {
     if (bytes == 0) return nullptr;
     allocation_hook_before("device memory", bytes);
     int dev = 0;
     UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
-    cudaMemPool_t pool = pool_of(dev);
     void* p = nullptr;
+    if (use_resource && resource_registry::get().allocate(dev, bytes, s.get(), p)) {  // the caller's resource
+      allocation_hook_made();
+      return p;
+    }
+    cudaMemPool_t pool = pool_of(dev);
     cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, pool, s.get());
     if (err == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
@@ -51,6 +58,7 @@ struct memory<target::cuda> {
   static void deallocate(void* p, stream_ref s = {}) noexcept {
     if (!p) return;
     allocation_hook_freed();
+    if (resource_registry::get().deallocate(p, s.get())) return;  // made by a caller's resource
     // Destructors must not throw; errors here (e.g. at process teardown, when the
     // runtime is already unloading) are cleared and ignored.
     if (cudaFreeAsync(p, s.get()) != cudaSuccess) (void)cudaGetLastError();

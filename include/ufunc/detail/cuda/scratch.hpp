@@ -30,7 +30,7 @@ class reduce_scratch {
       dev_ = nullptr;
       bytes_ = 0;
       const std::size_t want = std::max<std::size_t>(bytes, 1 << 16);
-      dev_ = memory<target::cuda>::allocate(want, s);
+      dev_ = memory<target::cuda>::allocate(want, s, false);  // kept past any caller's resource: the pool's
       bytes_ = want;
     }
     return dev_;
