@@ -40,13 +40,13 @@ template <class Target = target::device>
 int resource_device(int device) {
   int dev = device;
   if constexpr (target_traits<Target>::is_device) {
-    if (dev < 0) dev = runtime<Target>::current_device();
+    if (dev == -1) dev = runtime<Target>::current_device();
     const int n = runtime<Target>::device_count();
-    if (dev >= n || dev >= resource_registry::max_devices)
+    if (dev < 0 || dev >= n || dev >= resource_registry::max_devices)
       throw value_error("ufunc::set_memory_resource: device " + std::to_string(dev) + " does not exist (" +
                         std::to_string(n) + " visible)");
   } else {
-    if (dev < 0) dev = 0;
+    if (dev == -1) dev = 0;
     if (dev != 0)
       throw value_error("ufunc::set_memory_resource: device " + std::to_string(dev) +
                         " does not exist (the host backend has device 0)");
@@ -73,7 +73,7 @@ int resource_device(int device) {
 /// staging buffers) and the one block ufunc keeps between calls (the per-thread
 /// scratch of reductions that return a host value) do not use it. Thread-safe; takes effect for
 /// allocations that start after it returns. Throws value_error for a device
-/// that does not exist.
+/// that does not exist (-1, the default, is the current device).
 template <class Resource>
 void set_memory_resource(Resource& r, int device = -1) {
   static_assert(!std::is_const_v<Resource>, "ufunc::set_memory_resource: pass a non-const resource");

@@ -135,8 +135,10 @@ inline constexpr std::size_t resource_alignment = 256;
 /// The resource set per device (the host backend has device 0) and the
 /// allocations each resource made (pointer -> resource, bytes), under one mutex,
 /// so that memory is freed through the resource that made it even after another
-/// was set. Until a resource is first set, allocation and free take only the
-/// `any` load. Never destroyed (memory may be freed during static destruction).
+/// was set. While no device has a resource, an allocation takes only the
+/// `active_` load; while no resource-made memory is alive, a free takes only the
+/// `live_` load (so a reset leaves the pool's paths as they were). Never
+/// destroyed (memory may be freed during static destruction).
 class resource_registry {
  public:
   static constexpr int max_devices = 64;
@@ -146,12 +148,13 @@ class resource_registry {
   }
   void set(int dev, const resource_handle& h) {
     std::lock_guard<std::mutex> lock(m_);
-    set_[static_cast<std::size_t>(dev)] = h;
-    if (h) any_.store(true, std::memory_order_release);
+    resource_handle& slot = set_[static_cast<std::size_t>(dev)];
+    active_.fetch_add((h ? 1 : 0) - (slot ? 1 : 0), std::memory_order_release);
+    slot = h;
   }
   /// Allocates `bytes` through device `dev`'s resource: false when it has none.
   bool allocate(int dev, std::size_t bytes, cudaStream_t s, void*& p) {
-    if (!any_.load(std::memory_order_acquire) || dev < 0 || dev >= max_devices) return false;
+    if (active_.load(std::memory_order_acquire) == 0 || dev < 0 || dev >= max_devices) return false;
     resource_handle h;
     {
       std::lock_guard<std::mutex> lock(m_);
@@ -176,6 +179,7 @@ class resource_registry {
     try {
       std::lock_guard<std::mutex> lock(m_);
       made_.emplace(q, made{h, bytes});
+      live_.fetch_add(1, std::memory_order_release);
     } catch (...) {
       h.dealloc(h.obj, q, bytes, resource_alignment, s);
       throw;
@@ -185,7 +189,7 @@ class resource_registry {
   }
   /// Frees `p` through the resource that made it: false when none did.
   bool deallocate(void* p, cudaStream_t s) noexcept {
-    if (!any_.load(std::memory_order_acquire)) return false;
+    if (live_.load(std::memory_order_acquire) == 0) return false;
     made e;
     {
       std::lock_guard<std::mutex> lock(m_);
@@ -193,6 +197,7 @@ class resource_registry {
       if (it == made_.end()) return false;
       e = it->second;
       made_.erase(it);
+      live_.fetch_sub(1, std::memory_order_relaxed);
     }
     try {
       e.h.dealloc(e.h.obj, p, e.bytes, resource_alignment, s);
@@ -209,7 +214,8 @@ class resource_registry {
   std::mutex m_;
   resource_handle set_[max_devices];
   std::unordered_map<void*, made> made_;
-  std::atomic<bool> any_{false};
+  std::atomic<int> active_{0};         // devices with a resource set
+  std::atomic<std::size_t> live_{0};  // entries of made_
 };
 
 template <class Target>

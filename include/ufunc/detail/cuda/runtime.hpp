@@ -121,12 +121,6 @@ struct runtime<target::cuda> {
     return a;
   }
 
-  /// The device holding `p` (-1: null, or not device memory).
-  static int device_of(const void* p) {
-    if (!p) return -1;
-    const cudaPointerAttributes a = pointer_attributes(p);
-    return a.type == cudaMemoryTypeDevice ? a.device : -1;
-  }
 
   /// Where `p` lives: device or managed memory (and its device), pinned host
   /// memory, or pageable host memory (also what a device addresses through HMM/ATS).
@@ -138,6 +132,13 @@ struct runtime<target::cuda> {
       case cudaMemoryTypeHost: return {memory_location::pinned_host, 0};
       default: return {memory_location::host, 0};
     }
+  }
+
+  /// The device holding `p` (-1: null, or not device memory).
+  static int device_of(const void* p) {
+    if (!p) return -1;
+    const memory_location l = locate(p);
+    return l.kind == memory_location::device ? l.device_id : -1;
   }
 
   /// Free and total memory of the current device (bytes).
