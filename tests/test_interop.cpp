@@ -7,6 +7,8 @@
 
 #include <ufunc/interop.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -610,3 +612,76 @@ TEST_CASE("interop: to_mdspan refuses what layout_stride cannot map") {
   CHECK(s.stride(1) == 2);
   CHECK(s.extent(1) == 2);
 }
+
+#if UFUNC_HAVE_THRUST_VECTORS
+namespace {
+
+/// Thrust vectors of fresh random floats, used as call arguments and through
+/// make_view, against loops over host copies of the same data.
+template <class Vec>
+void check_thrust_vectors(std::uint64_t seed) {
+  using Tg = typename decltype(ufunc::make_view(std::declval<Vec&>()))::target_type;
+  INFO("seed " << seed << ", target " << target_str<Tg>());
+  std::mt19937_64 rng(seed);
+  const std::size_t n = 1 + rng() % 20000;
+  const std::vector<float> hx = test::random_vector<float>(n, rng()), hy = test::random_vector<float>(n, rng());
+  Vec x(hx.begin(), hx.end()), y(hy.begin(), hy.end());
+
+  // The view is the vector's memory, 1-d.
+  const auto vx = ufunc::make_view(x);
+  CHECK(vx.data() == thrust::raw_pointer_cast(x.data()));
+  CHECK(vx.shape() == shape{static_cast<index_t>(n)});
+  const Vec& cx = x;
+  const auto cvx = ufunc::make_view(cx);
+  static_assert(std::is_const_v<typename decltype(cvx)::element_type>);
+  CHECK(cvx.data() == vx.data());
+
+  // A call taking vectors (one const), into a new array and into a vector.
+  const auto add = ufunc::vectorize<Tg>(add_fn{}, "add");
+  const std::vector<float> r = add(cx, y).to_host();
+  REQUIRE(r.size() == n);
+  Vec z(n, -1.0f);
+  add(x, y, ufunc::out(z));
+  ufunc::stream_ref().synchronize();
+  const thrust::host_vector<float> zh = z;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) bad += r[i] != hx[i] + hy[i] || zh[i] != hx[i] + hy[i];
+  CHECK(bad == 0);
+
+  // A lazy expression over vectors: (x + y) + x, one pass.
+  const std::vector<float> e = ufunc::evaluate(add.lazy(add.lazy(x, y), x)).to_host();
+  bad = 0;
+  for (std::size_t i = 0; i < n; ++i) bad += e[i] != (hx[i] + hy[i]) + hx[i];
+  CHECK(bad == 0);
+
+  // Reductions: ufunc::sum, with an axis, and the ufunc method, within the
+  // documented bound (log2 N + 32) u sum|x| of the exact sum.
+  double exact = 0, mag = 0;
+  for (float v : hx) exact += v, mag += std::abs(v);
+  const double bound = (std::log2(double(n)) + 32) * 0x1p-24 * mag;
+  CHECK(std::abs(double(ufunc::sum(x)) - exact) <= bound);
+  CHECK(std::abs(double(ufunc::sum(cx, ufunc::axis(0)).to_host()[0]) - exact) <= bound);
+  CHECK(std::abs(double(add.reduce(x).to_host()[0]) - exact) <= bound);
+
+  // outer of two short vectors, and transpose (a copy) of one.
+  const std::size_t m = std::min<std::size_t>(n, 40);
+  Vec xs(hx.begin(), hx.begin() + static_cast<std::ptrdiff_t>(m));
+  const std::vector<float> o = add.outer(xs, xs).to_host();
+  bad = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j) bad += o[i * m + j] != hx[i] + hx[j];
+  CHECK(bad == 0);
+  CHECK(ufunc::transpose(xs).to_host() == std::vector<float>(hx.begin(), hx.begin() + static_cast<std::ptrdiff_t>(m)));
+}
+
+}  // namespace
+
+TEST_CASE("interop: Thrust device_vector and host_vector as views and as call arguments") {
+  check_thrust_vectors<thrust::host_vector<float>>(test::fresh_seed());
+  check_thrust_vectors<thrust::device_vector<float>>(test::fresh_seed());
+  // An empty vector is an empty view.
+  thrust::device_vector<float> none;
+  CHECK(ufunc::make_view(none).size() == 0);
+  CHECK(ufunc::sum(none) == 0.0f);
+}
+#endif

@@ -22,6 +22,10 @@
 //   make_view<Target>(mdspan)          array_view over a cuda::std (or std) mdspan
 //   to_mdspan<R>(view)                 cuda::std::mdspan<T, dextents<index_t, R>,
 //                                      layout_stride> over a view
+//   make_view(thrust vector)           1-d array_view over a thrust::device_vector's
+//                                      or host_vector's elements; calls, reductions,
+//                                      out(...), matmul and transpose take the
+//                                      vectors themselves
 #pragma once
 
 #include <array>
@@ -35,14 +39,26 @@
 #include <cuda/std/array>
 #include <cuda/std/mdspan>
 
+
 #include "array.hpp"
 #include "array_view.hpp"
 #include "config.hpp"
+#include "detail/arg_traits.hpp"  // foreign_array: Thrust vectors as call arguments
 #include "detail/dlpack.hpp"  // DLPack's tensors (detail::dlpack; defines UFUNC_HAVE_DLPACK where <dlpack/dlpack.h> is found)
 #include "detail/element.hpp"
 #include "detail/mdspan.hpp"  // views over mdspans and back (detail::)
 #include "error.hpp"
 #include "shape.hpp"
+
+// Thrust's vectors (CCCL, beside libcu++): included after config.hpp, which picks
+// Thrust's device system for g++-compiled code; views of them, and calls taking them.
+#if __has_include(<thrust/device_vector.h>)
+#  include <thrust/device_vector.h>
+#  include <thrust/host_vector.h>
+#  define UFUNC_HAVE_THRUST_VECTORS 1
+#else
+#  define UFUNC_HAVE_THRUST_VECTORS 0
+#endif
 
 
 namespace ufunc {
@@ -82,6 +98,65 @@ std::mdspan<T, std::dextents<index_t, R>, std::layout_stride> to_std_mdspan(cons
   return detail::mdspan_of<std::mdspan, std::default_accessor, std::layout_stride, std::array,
                            std::dextents<index_t, R>>(v, "ufunc::to_std_mdspan", std::make_index_sequence<R>{});
 }
+#endif
+
+// ---------------------------------------------------------------------------
+// Thrust vectors
+#if UFUNC_HAVE_THRUST_VECTORS
+namespace detail {
+/// Where a thrust::device_vector's memory is: the build's device when Thrust's
+/// device system is CUDA (a TU compiled by nvcc), host memory otherwise (the
+/// host backend, and g++-compiled TUs, whose Thrust device system is OpenMP).
+#  if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+using thrust_device_target = target::device;
+#  else
+using thrust_device_target = target::host;
+#  endif
+}  // namespace detail
+
+/// A 1-d view of a Thrust vector's elements (no copy): a device_vector's in
+/// the memory of Thrust's device system (the build's device under nvcc), a
+/// host_vector's in host memory. The vector keeps the memory: resizing it or
+/// destroying it invalidates the view, and work enqueued on a view must finish
+/// before either. Calls, reductions, `out(...)`, matmul and transpose also take
+/// the vectors themselves (as these views) when this header is included.
+template <class T, class Alloc>
+array_view<T, detail::thrust_device_target> make_view(thrust::device_vector<T, Alloc>& v) {
+  return array_view<T, detail::thrust_device_target>(thrust::raw_pointer_cast(v.data()),
+                                                     shape(static_cast<index_t>(v.size())));
+}
+template <class T, class Alloc>
+array_view<const T, detail::thrust_device_target> make_view(const thrust::device_vector<T, Alloc>& v) {
+  return array_view<const T, detail::thrust_device_target>(thrust::raw_pointer_cast(v.data()),
+                                                           shape(static_cast<index_t>(v.size())));
+}
+template <class T, class Alloc>
+array_view<T, target::host> make_view(thrust::host_vector<T, Alloc>& v) {
+  return array_view<T, target::host>(thrust::raw_pointer_cast(v.data()), shape(static_cast<index_t>(v.size())));
+}
+template <class T, class Alloc>
+array_view<const T, target::host> make_view(const thrust::host_vector<T, Alloc>& v) {
+  return array_view<const T, target::host>(thrust::raw_pointer_cast(v.data()),
+                                           shape(static_cast<index_t>(v.size())));
+}
+/// A temporary vector would be gone before the view is used.
+template <class T, class Alloc>
+void make_view(thrust::device_vector<T, Alloc>&&) = delete;
+template <class T, class Alloc>
+void make_view(thrust::host_vector<T, Alloc>&&) = delete;
+
+namespace detail {
+template <class T, class Alloc>
+struct foreign_array<thrust::device_vector<T, Alloc>> : std::true_type {
+  template <class V>
+  static auto view(V& v) { return ufunc::make_view(v); }
+};
+template <class T, class Alloc>
+struct foreign_array<thrust::host_vector<T, Alloc>> : std::true_type {
+  template <class V>
+  static auto view(V& v) { return ufunc::make_view(v); }
+};
+}  // namespace detail
 #endif
 
 // ---------------------------------------------------------------------------

@@ -57,7 +57,9 @@ std::vector<matmul_variant> matmul_variants() {
 /// host in float loops. On the CUDA target the call must be compiled by nvcc.
 template <class A, class B, class... Rest>
 auto matmul(const A& a, const B& b, Rest&&... rest) {
-  if constexpr (!detail::matmul_operands_ok<A, B>())
+  if constexpr (detail::is_foreign_v<A> || detail::is_foreign_v<B>)
+    return matmul(detail::adapt(a), detail::adapt(b), std::forward<Rest>(rest)...);  // Thrust vectors (interop.hpp)
+  else if constexpr (!detail::matmul_operands_ok<A, B>())
     return detail::failed_call{};  // the check's message stopped the build
   else
     return detail::matmul_checked(a, b, std::forward<Rest>(rest)...);

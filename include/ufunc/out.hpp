@@ -36,8 +36,13 @@ struct is_out<out_t<V...>> : std::true_type {};
 template <class A>
 auto out_view(A&& a) {
   using B = bare_t<A>;
-  static_assert(arg_traits<B>::is_array || is_sharded<B>::value, "ufunc::out: takes arrays or array views");
-  if constexpr (is_sharded<B>::value) {  // a sharded call writes each shard (sharded.hpp)
+  static_assert(arg_traits<B>::is_array || is_sharded<B>::value || is_foreign_v<B>,
+                "ufunc::out: takes arrays or array views");
+  if constexpr (is_foreign_v<B>) {  // a Thrust vector: its view (interop.hpp)
+    static_assert(std::is_lvalue_reference_v<A> && !std::is_const_v<std::remove_reference_t<A>>,
+                  "ufunc::out: pass a non-const Thrust vector lvalue");
+    return adapt(a);
+  } else if constexpr (is_sharded<B>::value) {  // a sharded call writes each shard (sharded.hpp)
     static_assert(std::is_lvalue_reference_v<A> && !std::is_const_v<std::remove_reference_t<A>>,
                   "ufunc::out: pass a non-const sharded_array lvalue");
     return sharded_out<B>{&a};

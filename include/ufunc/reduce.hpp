@@ -73,6 +73,9 @@ class reducer {
     static_assert(parsed::nin >= 1, "ufunc reduction: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc reduction",
                      "ufunc::axis or ufunc::axes, ufunc::keepdims, ufunc::out(...), ufunc::unsafe_cast and a stream");
+    if constexpr ((detail::is_foreign_v<Args> || ...)) {
+      return (*this)(detail::adapt(std::forward<Args>(args))...);  // Thrust vectors as views (interop.hpp)
+    } else {
     const detail::trace_range range(name_);  // an NVTX range named after the reduction (detail/trace.hpp)
     const detail::controls o = detail::read_controls(args...);
     auto outs = detail::out_views(args...);
@@ -98,6 +101,7 @@ class reducer {
       constexpr bool scalar =
           !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
       return call<scalar, false>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
+    }
     }
     }
   }

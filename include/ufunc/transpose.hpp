@@ -38,13 +38,15 @@ namespace ufunc {
 /// view, without copying.
 template <class X, class... Rest, std::enable_if_t<((detail::control_of<Rest>() != detail::not_control) && ...), int> = 0>
 auto transpose(const X& x, Rest&&... rest) {
-  return detail::transpose_impl(x, nullptr, std::forward<Rest>(rest)...);
+  if constexpr (detail::is_foreign_v<X>) return transpose(detail::adapt(x), std::forward<Rest>(rest)...);
+  else return detail::transpose_impl(x, nullptr, std::forward<Rest>(rest)...);
 }
 
 /// transpose with an explicit permutation: `ufunc::transpose(x, {1, 0, 2})`.
 template <class X, class... Rest>
 auto transpose(const X& x, const std::vector<int>& axes, Rest&&... rest) {
-  return detail::transpose_impl(x, &axes, std::forward<Rest>(rest)...);
+  if constexpr (detail::is_foreign_v<X>) return transpose(detail::adapt(x), axes, std::forward<Rest>(rest)...);
+  else return detail::transpose_impl(x, &axes, std::forward<Rest>(rest)...);
 }
 template <class X, class... Rest>
 auto transpose(const X& x, std::initializer_list<int> axes, Rest&&... rest) {

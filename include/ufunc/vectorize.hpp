@@ -67,6 +67,9 @@ class vectorized {
         detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<Args>...>;
     static_assert(parsed::nin >= 1, "ufunc call: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...), ufunc::unsafe_cast and a stream");
+    if constexpr ((detail::is_foreign_v<Args> || ...)) {
+      return (*this)(detail::adapt(std::forward<Args>(args))...);  // Thrust vectors as views (interop.hpp)
+    } else {
     const detail::trace_range range(name_);  // an NVTX range named after the ufunc (detail/trace.hpp)
     constexpr bool sharded = ((detail::is_sharded_operand_v<Args> || detail::sharded_out_arg<Args>()) || ...);
     using input_check = detail::inputs_check<F, std::tuple<Args...>, parsed::nin>;
@@ -92,6 +95,7 @@ class vectorized {
       return call(std::make_index_sequence<parsed::nin>{}, inputs, detail::out_views(args...), c.stream, c.unsafe_cast);
     }
     }
+    }
   }
 
   /// A lazy call: an expression node f(args...) (args: arrays, views, scalars or
@@ -102,7 +106,11 @@ class vectorized {
   auto lazy(A&&... args) const {
     static_assert(sizeof...(A) >= 1, "f.lazy: give at least one input");
     using input_check = detail::inputs_check<F, std::tuple<A...>, sizeof...(A)>;
-    if constexpr ((detail::is_sharded_operand_v<A> || ...)) {  // one node per shard when it runs (sharded.hpp)
+    if constexpr ((detail::is_foreign_v<A> || ...)) {
+      static_assert(((!detail::is_foreign_v<A> || std::is_lvalue_reference_v<A>) && ...),
+                    "f.lazy: a temporary Thrust vector would be gone before the expression is evaluated");
+      return lazy(detail::adapt(std::forward<A>(args))...);  // held as views, as named arrays are
+    } else if constexpr ((detail::is_sharded_operand_v<A> || ...)) {  // one node per shard when it runs (sharded.hpp)
       return detail::sharded_ops<detail::bare_t<A>...>::lazy(*this, std::forward<A>(args)...);
     } else if constexpr ((detail::is_out<detail::bare_t<A>>::value || ...) || (detail::is_stream_v<detail::bare_t<A>> || ...)) {
       return detail::make_node<Target>(f_, name_, std::forward<A>(args)...);  // stops at "an expression takes inputs only"
@@ -127,9 +135,12 @@ class vectorized {
   /// f must be associative and commutative. Returns an array.
   template <class X, class... Rest>
   auto reduce(const X& x, Rest&&... rest) const {
+    if constexpr (detail::is_foreign_v<X>) return reduce(detail::adapt(x), std::forward<Rest>(rest)...);
+    else {
     static_assert(!detail::is_expression_v<X> && !detail::is_sharded_expr<detail::bare_t<X>>::value,
                   "f.reduce: the ufunc methods are eager; evaluate the expression first");
     return detail::ufunc_methods<Target, F>::reduce(*this, x, std::forward<Rest>(rest)...);
+    }
   }
   /// NumPy's `ufunc.accumulate`: the inclusive scan of `x` along `axis` (default
   /// 0) with f; a new array of x's shape holding f's result type, enqueued on the
@@ -137,11 +148,12 @@ class vectorized {
   template <class X>
   auto accumulate(const X& x, ufunc::axis a = ufunc::axis(0), stream_ref s = {}) const {
     static_assert(!detail::is_expression_v<X>, "f.accumulate: the ufunc methods are eager; evaluate the expression first");
-    return detail::ufunc_methods<Target, F>::accumulate(*this, x, a.value, s);
+    if constexpr (detail::is_foreign_v<X>) return accumulate(detail::adapt(x), a, s);
+    else return detail::ufunc_methods<Target, F>::accumulate(*this, x, a.value, s);
   }
   template <class X>
   auto accumulate(const X& x, stream_ref s) const {
-    return detail::ufunc_methods<Target, F>::accumulate(*this, x, 0, s);
+    return accumulate(x, ufunc::axis(0), s);
   }
   /// NumPy's `ufunc.outer`: r[i..., j...] = f(x[i...], y[j...]); the result has
   /// shape x.shape + y.shape (rank at most 8). `out(...)` and a stream as for a call.
@@ -149,7 +161,10 @@ class vectorized {
   auto outer(const X& x, const Y& y, Rest&&... rest) const {
     static_assert(!detail::is_expression_v<X> && !detail::is_expression_v<Y>,
                   "f.outer: the ufunc methods are eager; evaluate the expressions first");
-    return detail::ufunc_methods<Target, F>::outer(*this, x, y, std::forward<Rest>(rest)...);
+    if constexpr (detail::is_foreign_v<X> || detail::is_foreign_v<Y>)
+      return outer(detail::adapt(x), detail::adapt(y), std::forward<Rest>(rest)...);
+    else
+      return detail::ufunc_methods<Target, F>::outer(*this, x, y, std::forward<Rest>(rest)...);
   }
 
  private:

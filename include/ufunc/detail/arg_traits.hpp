@@ -4,6 +4,7 @@
 #pragma once
 
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../array.hpp"
@@ -94,6 +95,23 @@ template <class A>
 struct is_pinned : std::false_type {};
 template <class T>
 struct is_pinned<pinned_array<T>> : std::true_type {};
+
+/// Containers of other libraries that are arrays in disguise (interop.hpp
+/// specializes this for Thrust's device_vector and host_vector): `view(a)` gives
+/// the array_view a call uses in their place. The public entry points turn such
+/// arguments into views first (`adapt`), so nothing below them knows the type.
+template <class A>
+struct foreign_array : std::false_type {};
+template <class A>
+inline constexpr bool is_foreign_v = foreign_array<std::remove_cv_t<std::remove_reference_t<A>>>::value;
+/// A foreign container as its view; anything else passed through unchanged.
+template <class A>
+decltype(auto) adapt(A&& a) {
+  if constexpr (is_foreign_v<A>)
+    return foreign_array<std::remove_cv_t<std::remove_reference_t<A>>>::view(a);
+  else
+    return std::forward<A>(a);
+}
 
 template <class A>
 struct is_view : std::false_type {};
