@@ -60,6 +60,18 @@ endif()
 # sharded array then spans one GPU; more throws value_error). Searched in the
 # CUDA Toolkit's folders, then in the nvidia-nccl-cu13 wheel of python3
 # (site-packages/nvidia/nccl/{include,lib}), then the default paths.
+# The CUDA runtime a program links (CUDA backend). Static by default, as CMake
+# links CUDA targets: a module loaded into a process that already has another
+# libcudart.so.13 (PyTorch's, CuPy's) then keeps its own runtime. With Shared, the
+# loader gives both the first library of that SONAME it loaded: a newer torch
+# imported after a module linked against an older toolkit's libcudart crashes
+# (seen with torch 2.11+cu130 beside CUDA 13.0's runtime).
+set(UFUNC_CUDA_RUNTIME "Static" CACHE STRING "CUDA runtime for the CUDA backend: Static or Shared")
+set_property(CACHE UFUNC_CUDA_RUNTIME PROPERTY STRINGS Static Shared)
+if(UFUNC_CUDA_RUNTIME STREQUAL "Shared" AND NOT DEFINED CMAKE_CUDA_RUNTIME_LIBRARY)
+  set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)  # nvcc-linked targets alike
+endif()
+
 set(UFUNC_WITH_NCCL "AUTO" CACHE STRING "NCCL for sharded arrays over several GPUs: AUTO, ON or OFF")
 set_property(CACHE UFUNC_WITH_NCCL PROPERTY STRINGS AUTO ON OFF)
 set(UFUNC_NCCL_FOUND FALSE)
@@ -111,7 +123,11 @@ function(ufunc_configure_target tgt)
   set(defs "")
   if(UFUNC_RESOLVED_BACKEND STREQUAL "cuda")
     list(APPEND defs UFUNC_BACKEND_CUDA)
-    list(APPEND libs CUDA::cudart)
+    if(UFUNC_CUDA_RUNTIME STREQUAL "Shared")
+      list(APPEND libs CUDA::cudart)
+    else()
+      list(APPEND libs CUDA::cudart_static)
+    endif()
     if(UFUNC_NCCL_FOUND)
       list(APPEND defs UFUNC_HAVE_NCCL)
       list(APPEND incs "${UFUNC_NCCL_INCLUDE_DIR}")

@@ -334,6 +334,32 @@ def test_torch_roundtrip():
         u.weighted_exp(x, x.cpu(), x)
 
 
+def test_torch_views_read_directly():
+    """Plain float32 tensors are read without a DLPack capsule (pointer, shape and
+    element strides from the tensor): every kind of view gives the values of the
+    same view through NumPy, on the CPU and on the GPU."""
+    torch = pytest.importorskip("torch")
+    devices = ["cpu"] + (["cuda"] if u.backend == "cuda" and torch.cuda.is_available() else [])
+    for dev in devices:
+        base = torch.randn(64, 48, device=dev)
+        views = [base, base.T, base[::3, 5:], base[:, 7], base[10:11, :].expand(9, 48), base[0, 0], base[:0]]
+        for v in views:
+            y = u.gaussian_pdf(v)
+            assert isinstance(y, torch.Tensor) and y.shape == v.shape and y.device == v.device
+            check_pdf(y.cpu().numpy(), v.cpu().numpy())
+            # A transposed (strided) out of v's shape for matrices.
+            out = (torch.empty(tuple(reversed(v.shape)), device=dev).T if v.dim() == 2
+                   else torch.empty(v.shape, device=dev))
+            assert u.gaussian_pdf(v, out=out) is out
+            check_pdf(out.cpu().numpy(), v.cpu().numpy())
+        # A tensor requiring grad goes through nanobind's DLPack import (its data,
+        # no autograd): the same values, a result without grad.
+        g = base.clone().requires_grad_(True)
+        r = u.gaussian_pdf(g)
+        assert not r.requires_grad
+        torch.testing.assert_close(r, u.gaussian_pdf(base))
+
+
 def test_torch_current_stream():
     torch = _torch_cuda()
     s = torch.cuda.Stream()
@@ -346,6 +372,58 @@ def test_torch_current_stream():
     y2 = u.gaussian_pdf(x, stream=s.cuda_stream)  # an explicit stream, DLPack's integer
     s.synchronize()
     torch.testing.assert_close(y2, y)
+
+
+def test_import_before_torch():
+    """The module first, then torch (whose libcudart may be newer than the one the
+    module was built with): both work. With a shared libcudart the loader gave
+    torch the module's older runtime and torch's import crashed."""
+    _torch_cuda()
+    import os
+    import subprocess
+    import sys
+
+    code = ("import ufunc_example as u, torch; x = torch.randn(4096, device='cuda'); "
+            "y = u.gaussian_pdf(x); torch.cuda.synchronize(); print(float((y - u.gaussian_pdf(x)).abs().max()))")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "0.0"
+
+
+def test_torch_caching_allocator_undisturbed():
+    """ufunc allocates from its own pool: the caching allocator's reserved bytes
+    follow the same sequence with and without ufunc calls in the loop, and the
+    device's default pool (shared with cudaMallocAsync users) keeps its release
+    threshold and reserve."""
+    torch = _torch_cuda()
+    dev = torch.cuda.current_device()
+    before = u._default_pool_state(dev)
+
+    def loop(with_ufunc):
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        reserved = []
+        for i in range(24):
+            x = torch.randn(1 << (14 + i % 7), device="cuda")
+            y = torch.exp(x)
+            if with_ufunc:
+                z = u.gaussian_pdf(x)  # a result from ufunc's pool, freed below
+                u.gaussian_pdf(x, out=y)
+                s = u.sum(x)
+                w = u.sum(x.view(-1, 64), axis=0)
+                del z, s, w
+            reserved.append(torch.cuda.memory_reserved(dev))
+            del x, y
+        torch.cuda.synchronize()
+        return reserved
+
+    loop(True)  # warm-up: the module's kernels and ufunc's pool
+    a = loop(False)
+    b = loop(True)
+    c = loop(False)
+    assert a == b == c
+    assert u._default_pool_state(dev) == before
 
 
 def cupy_negative_strides_broken(cp):

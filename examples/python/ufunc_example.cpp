@@ -43,12 +43,15 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/vector.h>
 
 #include <ufunc/ufunc.hpp>
 
 #include <cuda/std/array>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -100,18 +103,74 @@ bool device_memory(int device_type) {
   return device_type == nb::device::cuda::value || device_type == nb::device::cuda_managed::value;
 }
 
+/// PyTorch's types, looked up the first time a torch tensor is passed (this
+/// module never imports torch itself); deliberately leaked, as Python objects
+/// must not be released after the interpreter is gone.
+struct torch_types {
+  nb::object tensor, float32, strided;
+};
+const torch_types& torch_types_once() {
+  static const torch_types* t = [] {
+    nb::object torch = nb::module_::import_("torch");
+    return new torch_types{torch.attr("Tensor"), torch.attr("float32"), torch.attr("strided")};
+  }();
+  return *t;
+}
+
+/// A plain float32 torch.Tensor (strided, not requiring grad, on the CPU or a
+/// CUDA device) as an array without asking it for a DLPack capsule: the same
+/// facts (pointer, shape, element strides, device), read from the tensor, which
+/// the array holds a reference to. torch's __dlpack__ costs about 2.7 us a call
+/// from Python (H200 host, torch 2.11), two thirds of a small ufunc call's own
+/// host time. Anything else (other dtypes, subclasses, tensors requiring grad)
+/// goes through nanobind's DLPack import and its checks and messages.
+template <class Arr>
+std::optional<Arr> import_torch_directly(nb::handle obj) {
+  if (framework_of(obj) != framework::pytorch) return std::nullopt;
+  const torch_types& t = torch_types_once();
+  if (!obj.type().is(t.tensor) || !obj.attr("dtype").is(t.float32) || !obj.attr("layout").is(t.strided) ||
+      nb::cast<bool>(obj.attr("requires_grad")))
+    return std::nullopt;
+  const nb::object dev = obj.attr("device");
+  const std::string kind = nb::str(dev.attr("type")).c_str();
+  int device_type = 0, device_id = 0;
+  if (kind == "cpu") {
+    device_type = nb::device::cpu::value;
+  } else if (kind == "cuda") {
+    device_type = nb::device::cuda::value;
+    device_id = nb::cast<int>(dev.attr("index"));
+  } else {
+    return std::nullopt;
+  }
+  const nb::tuple shp = nb::borrow<nb::tuple>(obj.attr("shape"));
+  const nb::tuple st = nb::borrow<nb::tuple>(obj.attr("stride")());
+  const std::size_t nd = nb::len(shp);
+  if (nd > ufunc::shape::max_rank || nb::len(st) != nd) return std::nullopt;
+  std::size_t dims[ufunc::shape::max_rank];
+  std::int64_t strides[ufunc::shape::max_rank];
+  for (std::size_t d = 0; d < nd; ++d) {
+    dims[d] = nb::cast<std::size_t>(shp[d]);
+    strides[d] = nb::cast<std::int64_t>(st[d]);
+  }
+  const auto ptr = reinterpret_cast<void*>(nb::cast<std::uintptr_t>(obj.attr("data_ptr")()));
+  return Arr(ptr, nd, dims, obj, strides, nb::dtype<float>(), device_type, device_id);
+}
+
 /// `obj` as a float32 array (Arr: nb::ndarray<nb::ro> for inputs, nb::ndarray<>
 /// for a writable out), or TypeError naming the function, the argument and why.
 template <class Arr>
 Arr import_float32(nb::handle obj, const char* fn, const char* name) {
   Arr a;
   constexpr bool writable = !Arr::ReadOnly;
-  if (!nb::try_cast(obj, a, /*convert=*/false))
+  if (auto direct = import_torch_directly<Arr>(obj)) {
+    a = std::move(*direct);
+  } else if (!nb::try_cast(obj, a, /*convert=*/false)) {
     throw nb::type_error((std::string(fn) + "(): " + name + " must be " + (writable ? "a writable " : "an ") +
                           "array that speaks DLPack (__dlpack__) or the buffer protocol; got " +
                           nb::str(nb::handle(obj.type()).attr("__name__")).c_str() +
                           (writable ? " (or a read-only array)" : ""))
                              .c_str());
+  }
   if (a.dtype() != nb::dtype<float>())
     throw nb::type_error((std::string(fn) + "(): " + name + " has dtype " + dtype_name(a.dtype()) +
                           ", float32 is required (convert it first: x.astype(numpy.float32), x.float())")
@@ -213,6 +272,15 @@ cudaStream_t stream_from_python(nb::handle s) {
 std::optional<cudaStream_t> caller_stream(framework fw, nb::handle stream, int device_id) {
   if (!stream.is_none()) return stream_from_python(stream);
   if (fw == framework::pytorch) {
+    // torch.cuda.current_stream(d).cuda_stream without making a Stream object:
+    // torch._C._cuda_getCurrentRawStream (what torch's own extensions call) where
+    // this torch has it. Looked up once; deliberately leaked (no destructor runs
+    // after the interpreter is gone).
+    static nb::object* raw = [] {
+      nb::object c = nb::module_::import_("torch").attr("_C");
+      return new nb::object(nb::getattr(c, "_cuda_getCurrentRawStream", nb::none()));
+    }();
+    if (!raw->is_none()) return stream_from_python((*raw)(device_id));
     nb::object torch = nb::module_::import_("torch");
     return stream_from_python(torch.attr("cuda").attr("current_stream")(device_id));
   }
@@ -261,19 +329,28 @@ nb::object run(const placement& p, framework fw, nb::handle stream, Body&& body)
 // The functions. Each is a scalar lambda lifted by ufunc; Target is where the
 // operands live (ufunc::target::host, or the CUDA target on the CUDA backend).
 
+/// The ufunc behind gaussian_pdf (and its C++ timing twin, _time_gaussian_pdf);
+/// a function object, as a function returning the ufunc cannot hold an extended
+/// lambda.
+struct pdf_fn {
+  UFUNC_HD float operator()(float v, float m, float s) const {
+    const float z = (v - m) / s;
+    return ufunc::math::exp(-0.5f * z * z) * (inv_sqrt_2pi / s);
+  }
+};
 template <class Target>
-nb::object gaussian_pdf_on(const nb::ndarray<nb::ro>& x, float mean, float sigma, nb::handle out, framework fw,
-                           int dev, ufunc::stream_ref st) {
-  static const auto pdf = ufunc::vectorize<Target>(
-      [] UFUNC_HD (float v, float m, float s) {
-        const float z = (v - m) / s;
-        return ufunc::math::exp(-0.5f * z * z) * (inv_sqrt_2pi / s);
-      },
-      "gaussian_pdf");
+const ufunc::vectorized<Target, pdf_fn>& pdf_ufunc() {
+  static const auto pdf = ufunc::vectorize<Target>(pdf_fn{}, "gaussian_pdf");
+  return pdf;
+}
+
+template <class Target>
+nb::object gaussian_pdf_on(const nb::ndarray<nb::ro>& x, float mean, float sigma, nb::handle out,
+                           const nb::ndarray<>* o, framework fw, int dev, ufunc::stream_ref st) {
+  const auto& pdf = pdf_ufunc<Target>();
   const auto xv = view_of<Target, const float>(x);
-  if (!out.is_none()) {
-    const auto o = import_float32<nb::ndarray<>>(out, "gaussian_pdf", "out");
-    const auto ov = view_of<Target, float>(o);
+  if (o) {
+    const auto ov = view_of<Target, float>(*o);
     {
       nb::gil_scoped_release unlocked;
       pdf(xv, mean, sigma, ufunc::out(ov), st);
@@ -406,10 +483,14 @@ NB_MODULE(ufunc_example, m) {
         placement p;
         bool first = true;
         place(p, first, xa, "gaussian_pdf", "x");
-        if (!out.is_none()) place(p, first, import_float32<nb::ndarray<>>(out, "gaussian_pdf", "out"), "gaussian_pdf", "out");
+        std::optional<nb::ndarray<>> oa;  // imported once (each import asks the object for a new capsule)
+        if (!out.is_none()) {
+          oa = import_float32<nb::ndarray<>>(out, "gaussian_pdf", "out");
+          place(p, first, *oa, "gaussian_pdf", "out");
+        }
         const framework fw = framework_of(x);
         return run(p, fw, stream, [&](auto tgt, ufunc::stream_ref st) {
-          return gaussian_pdf_on<decltype(tgt)>(xa, mean, sigma, out, fw, p.device_id, st);
+          return gaussian_pdf_on<decltype(tgt)>(xa, mean, sigma, out, oa ? &*oa : nullptr, fw, p.device_id, st);
         });
       },
       "x"_a, "mean"_a = 0.0f, "sigma"_a = 1.0f, "out"_a = nb::none(), "stream"_a = nb::none(),
@@ -472,6 +553,66 @@ NB_MODULE(ufunc_example, m) {
       "x"_a, "axis"_a = nb::none(), "stream"_a = nb::none(),
       "float32 sum (pairwise: error like log2(N) ulps). axis=None: a 0-d array; axis=k (negative counts\n"
       "from the end): the array without axis k.");
+
+  // For bench_python.py: the gaussian_pdf call into `out`, made `reps` times in a
+  // row from C++ on the stream gaussian_pdf would use; seconds per call. Device
+  // time (CUDA events around the batch; the steady clock on the host backend),
+  // or with host=True the calling thread's time per call (what the call costs
+  // the host without Python).
+  m.def(
+      "_time_gaussian_pdf",
+      [](nb::handle x, nb::handle out, int reps, bool host) {
+        const auto xa = import_float32<nb::ndarray<nb::ro>>(x, "_time_gaussian_pdf", "x");
+        const auto oa = import_float32<nb::ndarray<>>(out, "_time_gaussian_pdf", "out");
+        placement p;
+        bool first = true;
+        place(p, first, xa, "_time_gaussian_pdf", "x");
+        place(p, first, oa, "_time_gaussian_pdf", "out");
+        double t = 0;
+        run(p, framework_of(x), nb::none(), [&](auto tgt, ufunc::stream_ref st) {
+          using Target = decltype(tgt);
+          const auto& pdf = pdf_ufunc<Target>();
+          const auto xv = view_of<Target, const float>(xa);
+          const auto ov = view_of<Target, float>(oa);
+          {
+            nb::gil_scoped_release unlocked;
+            constexpr bool device = !std::is_same_v<Target, ufunc::target::host>;
+            if (host || !device) {
+              st.synchronize();
+              const auto a = std::chrono::steady_clock::now();
+              for (int i = 0; i < reps; ++i) pdf(xv, 0.0f, 1.0f, ufunc::out(ov), st);
+              t = std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count() / reps;
+              st.synchronize();
+            } else {
+#if defined(UFUNC_BACKEND_CUDA)
+              ufunc::event a, b;
+              a.record(st);
+              for (int i = 0; i < reps; ++i) pdf(xv, 0.0f, 1.0f, ufunc::out(ov), st);
+              b.record(st);
+              b.synchronize();
+              t = ufunc::elapsed_ms(a, b) * 1e-3 / reps;
+#endif
+            }
+          }
+          return nb::none();
+        });
+        return t;
+      },
+      "x"_a, "out"_a, "reps"_a, "host"_a = false);
+
+#if defined(UFUNC_BACKEND_CUDA)
+  // For the tests: the device's default memory pool's release threshold and
+  // reserved bytes (ufunc must leave that pool, which other libraries share, alone).
+  m.def("_default_pool_state", [](int device) {
+    cudaMemPool_t pool;
+    std::uint64_t threshold = 0, reserved = 0;
+    if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess)
+      throw std::runtime_error("_default_pool_state: the CUDA runtime refused");
+    return std::make_pair(threshold, reserved);
+  });
+#endif
 
   // For the tests: how many results Python holds, and the address of the last.
   m.def("_live_results", [] { return live_results.load(); });
