@@ -11,6 +11,7 @@
 // GPU and streamed from host memory (about 70 GiB of host and device memory).
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -187,6 +188,99 @@ void check_large(index_t n) {
 TEST_CASE("sum accuracy: 2^28 and 2^32 floats on the GPU (whole, mean, axis 0)" * doctest::skip(!ufunc::cuda_backend)) {
   check_large(index_t(1) << 28);
   check_large(index_t(1) << 32);
+}
+
+namespace {
+
+/// Lowers the items per CUB call while it lives, so that whole reductions of a
+/// few thousand elements run the chunked path of reductions past 2^30 items.
+struct chunk_items_scope {
+  index_t prev;
+  explicit chunk_items_scope(index_t n) : prev(ufunc::detail::cub_chunk_items()) {
+    ufunc::detail::cub_chunk_items() = n;
+  }
+  ~chunk_items_scope() { ufunc::detail::cub_chunk_items() = prev; }
+  chunk_items_scope(const chunk_items_scope&) = delete;
+  chunk_items_scope& operator=(const chunk_items_scope&) = delete;
+};
+
+/// max without an identity: a reduction of `maybe` values.
+struct max_no_identity {
+  template <class A>
+  UFUNC_HD A operator()(A a, A b) const {
+    return a > b ? a : b;
+  }
+};
+
+void check_chunked(std::uint64_t seed, index_t chunk) {
+  INFO("seed " << seed << ", " << chunk << " items a chunk");
+  std::mt19937_64 rng(seed);
+  chunk_items_scope scope(chunk);
+  const index_t n = 20000 + static_cast<index_t>(rng() % 60000);
+  INFO("n " << n);
+  // float: packs (aligned), the pointer path (a view one element in), into out, mean
+  const auto hf = test::random_vector<float>(static_cast<std::size_t>(n), rng());
+  const auto xf = ufunc::to_device(hf);
+  exact_sum ef, ef1;
+  for (index_t i = 0; i < n; ++i) ef.add(hf[static_cast<std::size_t>(i)]), ef1.add(i ? hf[static_cast<std::size_t>(i)] : 0.0f);
+  check_within<float>("float sum", ufunc::sum(xf), ef, double(n));
+  check_within<float>("float sum of a view one element in", ufunc::sum(ufunc::make_view(xf.data() + 1, shape{n - 1})), ef1,
+                      double(n));
+  ufunc::array<float> r(shape(std::vector<index_t>{}));
+  ufunc::sum(xf, ufunc::out(r));
+  check_within<float>("float sum into out", r.to_host()[0], ef, double(n));
+  exact_sum em;
+  em.s = ef.value() / double(n), em.abs = ef.abs / double(n);
+  check_within<float>("float mean", ufunc::mean(xf), em, double(n));
+  // double: compensated packs
+  const auto hd = test::random_vector<double>(static_cast<std::size_t>(n), rng());
+  exact_sum ed;
+  for (double v : hd) ed.add(v);
+  check_within<double>("double sum", ufunc::sum(ufunc::to_device(hd)), ed, double(n));
+  // int32: exact, with the op's identity, with another initial value (counted
+  // once), and with an op that has no identity (no initial value)
+  const auto hi = test::random_vector<int>(static_cast<std::size_t>(n), rng(), -100000, 100000);
+  const auto xi = ufunc::to_device(hi);
+  long long total = 0;
+  int hmax = hi[0], hmin = hi[0];
+  for (int v : hi) total += v, hmax = std::max(hmax, v), hmin = std::min(hmin, v);
+  CHECK(static_cast<long long>(ufunc::sum(xi)) == total);
+  CHECK(static_cast<long long>(ufunc::reduce(ufunc::plus{}, 7LL)(xi)) == total + 7);
+  CHECK(ufunc::min(xi) == hmin);
+  CHECK(ufunc::reduce(max_no_identity{})(xi) == hmax);
+  CHECK(ufunc::reduce(ufunc::maximum{}, 0)(xi) == std::max(hmax, 0));
+  // 16-bit floats: packs of 16, float accumulation, one rounding to half
+  std::vector<__half> hh(static_cast<std::size_t>(n));
+  exact_sum eh;
+  for (auto& v : hh) v = __float2half(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 256.0f), eh.add(__half2float(v));
+  const double got = __half2float(ufunc::sum(ufunc::to_device(hh)));
+  CHECK(std::fabs(got - eh.value()) <= std::ldexp(std::fabs(eh.value()), -11) + bound_of<float>(double(n), eh.abs));
+}
+
+}  // namespace
+
+TEST_CASE("whole reductions of more items than one CUB call counts run in chunks (float, double, half, int; init)" *
+          doctest::skip(!ufunc::cuda_backend)) {
+  for (index_t chunk : {index_t(64), index_t(1000), index_t(4096)}) check_chunked(test::fresh_seed(), chunk);
+}
+
+TEST_CASE("whole reductions past 2^31 elements: the chunked CUB path at its real size" * doctest::skip(!ufunc::cuda_backend)) {
+  const index_t n = (index_t(1) << 31) + 12345;
+  if (!device_has(static_cast<std::size_t>(n))) {
+    MESSAGE("skipped: not enough device memory");
+    return;
+  }
+  // int8 ones with a few marked elements: sum exact in int64 (NumPy's widening),
+  // min and max find the marks wherever the chunks split.
+  auto x = ufunc::full<std::int8_t>(shape{n}, std::int8_t(1));
+  const std::int8_t lo = -7, hi = 9;
+  UFUNC_CUDA_CHECK(cudaMemcpy(x.data() + (index_t(1) << 30) + 3, &lo, 1, cudaMemcpyHostToDevice));
+  UFUNC_CUDA_CHECK(cudaMemcpy(x.data() + n - 1, &hi, 1, cudaMemcpyHostToDevice));
+  const long long want = static_cast<long long>(n) - 2 + lo + hi;
+  CHECK(static_cast<long long>(ufunc::sum(x)) == want);
+  CHECK(static_cast<long long>(ufunc::reduce(ufunc::plus{}, 5LL)(x)) == want + 5);
+  CHECK(ufunc::min(x) == lo);
+  CHECK(ufunc::reduce(max_no_identity{})(x) == hi);
 }
 
 TEST_CASE("sum accuracy: more than 2^34 floats, sharded over every GPU and streamed (UFUNC_LARGE_TESTS=1)" *

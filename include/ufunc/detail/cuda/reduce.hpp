@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <cstring>
+#include <optional>
+#include <utility>
 #include <stdexcept>
 
 #include "../../error.hpp"
@@ -132,10 +135,17 @@ struct reduce_backend<target::cuda> {
   /// One output of a contiguous input (pointer_path): CUB, with vectorised loads.
   /// Other whole reductions (several inputs, argmin/argmax, strides) take the row
   /// kernels (run_split with K = 1), which read every input with vector loads
-  /// where the layout allows; each call site instantiates CUB once (for its two
-  /// offset widths) or not at all.
-  /// With `scratch`, the result goes to the start of the scratch block and is
-  /// copied to its pinned slot (`out` is unused).
+  /// where the layout allows; each call site instantiates CUB once (32-bit
+  /// offsets) or not at all. More items than cub_chunk_items() run as chunks
+  /// of that many, one CUB call each, the same kernels: the last thread of each
+  /// chunk keeps its result in a device slot (store_finished), the next chunk's
+  /// folds it in, and the last chunk's finishes. A chunk's result is folded in
+  /// on the device when the reduction starts from nothing (no init) or from
+  /// the op's identity (then every chunk may start from it); another initial
+  /// value is counted once: each chunk then starts from the previous chunk's
+  /// result, read back to the host (the call waits for its stream between
+  /// chunks). With `scratch`, the result goes to the start of the scratch block
+  /// and is copied to its pinned slot (`out` is unused).
   template <class Job, class Res>
   static void run_all(const Job& j, Res* out, stream_ref s, reduce_scratch* scratch) {
     using Src = bare_t<decltype(j.src)>;
@@ -143,22 +153,63 @@ struct reduce_backend<target::cuda> {
     constexpr bool HasInit = Job::has_init;
     const auto& src = j.src;
     const auto& op = j.op;
-    const auto& init = j.init;
     const auto& fin = j.fin;
     const index_t R = j.g.R;
-    auto launch = [&](auto in, const auto& xform, index_t count) {
+    // make(first, count): the CUB input and transform of items [first, first + count).
+    auto launch = [&](const auto& make, index_t items) {
+      const index_t chunk = cub_chunk_items();
+      const index_t nchunks = items <= chunk ? 1 : (items + chunk - 1) / chunk;
+      const index_t first = std::min(items, chunk);
       std::size_t bytes = 0;
-      UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, count, op, init, fin, out, s.get())));
-      if (scratch) {
-        char* base = static_cast<char*>(scratch->device(result_slot + bytes, s));
-        Res* slot = reinterpret_cast<Res*>(base);
-        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(base + result_slot, bytes, in, xform, count, op, init, fin, slot,
-                                                  s.get())));
-        UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch->pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
-      } else {
-        device_temp t(bytes, s);
-        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(t.get(), bytes, in, xform, count, op, init, fin, out, s.get())));
+      {
+        const auto [in, xform] = make(0, first);
+        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, static_cast<int>(first), op, j.init, fin,
+                                                  out, s.get())));
       }
+      // CUB's storage, then (chunked) the carried result and a placeholder output.
+      const std::size_t cub_bytes = (bytes + 255) / 256 * 256;
+      const std::size_t total = cub_bytes + (nchunks > 1 ? 256 : 0);
+      char* temp = nullptr;
+      Res* final_out = out;
+      std::optional<device_temp> owned;
+      if (scratch) {
+        char* base = static_cast<char*>(scratch->device(result_slot + total, s));
+        final_out = reinterpret_cast<Res*>(base);
+        temp = base + result_slot;
+      } else {
+        owned.emplace(total, s);
+        temp = static_cast<char*>(owned->get());
+      }
+      if (nchunks == 1) {
+        const auto [in, xform] = make(0, first);
+        std::size_t b = bytes;
+        UFUNC_CUDA_CHECK(
+            (cub_reduce_all<HasInit>(temp, b, in, xform, static_cast<int>(first), op, j.init, fin, final_out, s.get())));
+      } else {
+        void* carry = temp + cub_bytes;
+        Res* placeholder = reinterpret_cast<Res*>(temp + cub_bytes + 128);
+        using Acc = bare_t<decltype(j.init)>;
+        static_assert(sizeof(maybe<Acc>) <= 128 && sizeof(Res) <= 128);
+        const bool on_device = !HasInit || is_identity_init<bare_t<decltype(op.op)>>(j.init);
+        Acc init = j.init;
+        for (index_t c = 0; c < nchunks; ++c) {
+          const index_t f = c * chunk, n = std::min(chunk, items - f);
+          const bool last = c + 1 == nchunks;
+          const auto [in, xform] = make(f, n);
+          std::size_t b = bytes;
+          const chunk_step step{carry, on_device && c > 0, last};
+          UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(temp, b, in, xform, static_cast<int>(n), op, init, fin,
+                                                    last ? final_out : placeholder, s.get(), step)));
+          if (!on_device && !last) {  // the next chunk starts from this one's result
+            auto& host = reduce_scratch::get();
+            UFUNC_CUDA_CHECK(cudaMemcpyAsync(host.pinned(), carry, sizeof(Acc), cudaMemcpyDeviceToHost, s.get()));
+            UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+            std::memcpy(static_cast<void*>(&init), host.pinned(), sizeof(Acc));
+          }
+        }
+      }
+      if (scratch)
+        UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch->pinned(), final_out, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
     };
     const auto* p = src.first_pointer();
     using T = bare_t<decltype(*p)>;
@@ -166,18 +217,30 @@ struct reduce_backend<target::cuda> {
       using P = pack_tree_sum<T, bare_t<decltype(src.inner.map)>, bare_t<decltype(src.inner.lift)>,
                               typename Src::inner_acc>;
       if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
-        launch(thrust::counting_iterator<index_t>(0), P{p, R, src.inner.map, src.inner.lift},
-               (R + P::width - 1) / P::width);
+        // Item i of a chunk: the pack of elements [W (first + i), W (first + i + 1)).
+        launch(
+            [&](index_t f, index_t n) {
+              return std::make_pair(thrust::counting_iterator<index_t>(0),
+                                    P{p + f * P::width, std::min(R - f * P::width, n * P::width), src.inner.map,
+                                      src.inner.lift});
+            },
+            (R + P::width - 1) / P::width);
         return;
       }
     } else if constexpr (is_half_v<T>) {
       using P = pack_lift<T, bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>, bare_t<decltype(op)>>;
       if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
-        launch(thrust::counting_iterator<index_t>(0), P{p, R, src.map, src.lift, op}, (R + P::width - 1) / P::width);
+        launch(
+            [&](index_t f, index_t n) {
+              return std::make_pair(thrust::counting_iterator<index_t>(0),
+                                    P{p + f * P::width, std::min(R - f * P::width, n * P::width), src.map, src.lift, op});
+            },
+            (R + P::width - 1) / P::width);
         return;
       }
     }
-    launch(p, map_lift<decltype(src.map), decltype(src.lift)>{src.map, src.lift}, R);
+    using M = map_lift<bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>>;
+    launch([&](index_t f, index_t) { return std::make_pair(p + f, M{src.map, src.lift}); }, R);
   }
 
   /// argmin/argmax of one contiguous input, a whole reduction: the block-row

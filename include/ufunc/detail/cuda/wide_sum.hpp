@@ -47,6 +47,11 @@ struct comp_plus {
     const double e = (a.s - (s - bb)) + (b.s - bb);
     return {s, a.c + b.c + e};
   }
+  /// Zero (a chunked whole sum starts every chunk from it).
+  template <class T>
+  static UFUNC_HD constexpr T identity() {
+    return T{0.0, 0.0};
+  }
 };
 
 /// Which sums widen, and to what: the wide type, its op, and the conversions.

@@ -2,8 +2,8 @@
 // cub::DeviceReduce::TransformReduce: CUB's tuned single-pass-per-tile kernels,
 // with the map applied after its (vectorised) loads, so a fused map costs no
 // extra memory traffic. Other whole reductions (several inputs, argmin/argmax,
-// broadcasting, strides) take the row kernels instead: one CUB instantiation per
-// offset width and call site.
+// broadcasting, strides) take the row kernels instead: one CUB instantiation
+// (32-bit offsets) per call site.
 #pragma once
 
 #include <cub/device/device_reduce.cuh>
@@ -11,6 +11,7 @@
 #include <thrust/iterator/transform_output_iterator.h>
 
 #include <climits>
+#include <cstring>
 #include <type_traits>
 
 #include "../../reduce_source.hpp"
@@ -71,13 +72,65 @@ struct wrap_maybe {
   }
 };
 
-template <class Res, class Fin>
+/// Where the CUB call's one result goes (one device thread stores it after the
+/// reduction). A whole reduction: finished (`fin`) into the output. A chunk of a
+/// reduction of more items than 32-bit offsets count: kept in `carry` (device
+/// memory), or first folded with what `carry` holds (`fold`, with `cop`, the op
+/// CUB reduces with), then kept there or, for the last chunk, finished. A kept
+/// chunk writes a placeholder to the output (which then points at scratch).
+template <class Res, class Fin, class COp>
 struct store_finished {
   Fin fin;
+  COp cop;
+  void* carry = nullptr;
+  bool fold = false;
+  bool finish = true;
   template <class A>
-  __host__ __device__ Res operator()(const A& a) const { return static_cast<Res>(fin(a)); }
+  __host__ __device__ Res operator()(const A& a) const {
+    A v = a;
+    if (fold) v = cop(*static_cast<const A*>(carry), v);
+    if (!finish) {
+      *static_cast<A*>(carry) = v;
+      return Res{};
+    }
+    return done(v);
+  }
   template <class A>
-  __host__ __device__ Res operator()(const maybe<A>& a) const { return static_cast<Res>(fin(a.v)); }
+  __host__ __device__ Res done(const A& a) const { return static_cast<Res>(fin(a)); }
+  template <class A>
+  __host__ __device__ Res done(const maybe<A>& a) const { return static_cast<Res>(fin(a.v)); }
+};
+
+/// Items per CUB call (its offsets are 32-bit): a longer whole reduction runs in
+/// chunks of this many (a power of two, so that every chunk keeps the input's
+/// alignment). The tests lower it to run the chunked path on small inputs.
+#if defined(UFUNC_TESTING)
+inline index_t& cub_chunk_items() {
+  static index_t n = index_t(1) << 30;
+  return n;
+}
+#else
+constexpr index_t cub_chunk_items() { return index_t(1) << 30; }
+#endif
+
+/// Whether `init` is the op's identity (bit for bit): every chunk of a chunked
+/// reduction may then start from it. False for an op without one.
+template <class Op, class Acc>
+bool is_identity_init(const Acc& init) {
+  if constexpr (has_identity<Op, Acc>::value && std::is_trivially_copyable_v<Acc>) {
+    const Acc e = Op::template identity<Acc>();
+    return std::memcmp(static_cast<const void*>(&e), static_cast<const void*>(&init), sizeof(Acc)) == 0;
+  } else {
+    return false;
+  }
+}
+
+/// One chunk's part in a chunked reduction (see store_finished); the default is
+/// a whole reduction.
+struct chunk_step {
+  void* carry = nullptr;
+  bool fold = false;
+  bool finish = true;
 };
 
 /// A pointer input as it is; a counting input (the pack sums' item indices) as
@@ -91,26 +144,27 @@ thrust::counting_iterator<I> narrow_counting(thrust::counting_iterator<index_t> 
   return thrust::counting_iterator<I>(static_cast<I>(*in));
 }
 
-/// One CUB call; with temp == nullptr it only sets `bytes` (CUB's two-phase
-/// protocol). HasInit: start from `init` (an identity or the user's value);
-/// otherwise reduce `maybe` values so that no identity is needed.
+/// One CUB call over `count` items (32-bit offsets: each call site compiles
+/// CUB's kernels once; a longer reduction is run in chunks, reduce.hpp); with
+/// temp == nullptr it only sets `bytes` (CUB's two-phase protocol). HasInit:
+/// start from `init` (an identity or the user's value); otherwise reduce `maybe`
+/// values so that no identity is needed. A counting input (the pack sums' item
+/// indices) counts from 0 in 32 bits.
 template <bool HasInit, class In, class Xform, class Acc, class Op, class Fin, class Res>
-cudaError_t cub_reduce_all(void* temp, std::size_t& bytes, In in, const Xform& x, index_t n, const acc_op<Acc, Op>& op,
-                           const Acc& init, const Fin& fin, Res* out, cudaStream_t s) {
-  auto o = thrust::make_transform_output_iterator(out, store_finished<Res, Fin>{fin});
-  auto go = [&](auto count) {
-    // A counting input counts in the offsets' width (32-bit index arithmetic
-    // in the kernel when the count allows).
-    auto it = narrow_counting<decltype(count)>(in);
-    if constexpr (HasInit)
-      return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, op, x, init, s);
-    else
-      return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, maybe_op<Acc, Op>{op}, wrap_maybe<Xform>{x},
-                                                maybe<Acc>{Acc{}, false}, s);
-  };
-  // 32-bit offsets when they suffice (CUB's fastest instantiation).
-  if (n <= INT_MAX) return go(static_cast<int>(n));
-  return go(static_cast<std::int64_t>(n));
+cudaError_t cub_reduce_all(void* temp, std::size_t& bytes, In in, const Xform& x, int count, const acc_op<Acc, Op>& op,
+                           const Acc& init, const Fin& fin, Res* out, cudaStream_t s, const chunk_step& step = {}) {
+  auto it = narrow_counting<int>(in);
+  if constexpr (HasInit) {
+    using SF = store_finished<Res, Fin, acc_op<Acc, Op>>;
+    auto o = thrust::make_transform_output_iterator(out, SF{fin, op, step.carry, step.fold, step.finish});
+    return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, op, x, init, s);
+  } else {
+    using MO = maybe_op<Acc, Op>;
+    using SF = store_finished<Res, Fin, MO>;
+    auto o = thrust::make_transform_output_iterator(out, SF{fin, MO{op}, step.carry, step.fold, step.finish});
+    return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, MO{op}, wrap_maybe<Xform>{x},
+                                              maybe<Acc>{Acc{}, false}, s);
+  }
 }
 
 }  // namespace ufunc::detail
