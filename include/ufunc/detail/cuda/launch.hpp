@@ -35,60 +35,45 @@ inline int sm_count() { return current_device().sm_count; }
 /// kernel and block size, then cached. Safe to call from several host threads.
 template <class Kernel>
 int resident_blocks(Kernel* kernel, int block) {
-  struct entry {
-    const void* fn;
-    int dev, block, blocks;
-  };
-  static std::mutex m;
-  static std::vector<entry> cache;
-  int dev = 0;
-  UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+  auto& c = runtime<target::cuda>::current_context();
   const void* fn = reinterpret_cast<const void*>(kernel);
   {
-    std::lock_guard<std::mutex> lock(m);
-    for (const entry& e : cache)
-      if (e.fn == fn && e.dev == dev && e.block == block) return e.blocks;
+    std::lock_guard<std::mutex> lock(c.m);
+    for (const auto& e : c.occupancy)
+      if (e.fn == fn && e.block == block) return e.blocks;
   }
   int blocks = 0;
   UFUNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0));
   blocks = std::max(blocks, 1);
-  std::lock_guard<std::mutex> lock(m);
+  std::lock_guard<std::mutex> lock(c.m);
   // Another thread may have asked the same question meanwhile (the query runs
   // unlocked): keep one entry per key.
-  for (const entry& e : cache)
-    if (e.fn == fn && e.dev == dev && e.block == block) return e.blocks;
-  cache.push_back({fn, dev, block, blocks});
+  for (const auto& e : c.occupancy)
+    if (e.fn == fn && e.block == block) return e.blocks;
+  c.occupancy.push_back({fn, block, blocks});
   return blocks;
 }
 
 /// Lets `kernel` be launched on the current device with `bytes` of dynamic shared
 /// memory (above the 48 KiB default; at most smem_optin). The attribute is one
 /// value per kernel and device shared by every host thread, so it only ever
-/// grows, under a lock: setting it to each call's own need would let one thread
-/// lower it between another thread's setting and launch, and that launch would
-/// fail for asking more than the limit.
+/// grows, under the device context's lock: setting it to each call's own need
+/// would let one thread lower it between another thread's setting and launch,
+/// and that launch would fail for asking more than the limit.
 template <class Kernel>
 void allow_dynamic_smem(Kernel* kernel, std::size_t bytes) {
-  struct entry {
-    const void* fn;
-    int dev;
-    std::size_t bytes;
-  };
-  static std::mutex m;
-  static std::vector<entry> allowed;
-  int dev = 0;
-  UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+  auto& c = runtime<target::cuda>::current_context();
   const void* fn = reinterpret_cast<const void*>(kernel);
-  std::lock_guard<std::mutex> lock(m);
-  entry* e = nullptr;
-  for (entry& x : allowed)
-    if (x.fn == fn && x.dev == dev) e = &x;
+  std::lock_guard<std::mutex> lock(c.m);
+  runtime<target::cuda>::device_context::smem_fact* e = nullptr;
+  for (auto& x : c.smem_allowed)
+    if (x.fn == fn) e = &x;
   if (e && e->bytes >= bytes) return;
   UFUNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   if (e)
     e->bytes = bytes;
   else
-    allowed.push_back({fn, dev, bytes});
+    c.smem_allowed.push_back({fn, bytes});
 }
 #endif  // UFUNC_BACKEND_CUDA
 

@@ -241,10 +241,10 @@ namespace wgmma {
 /// and this program built with sm_90a code for it (a build for sm_90 or
 /// compute_90 has the kernel only as a trap). Asks the device once per device.
 inline bool available() {
-  static std::atomic<int> known[64];  // 0 unknown, 1 yes, 2 no (threads that race ask twice, same answer)
   int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return false;
-  if (known[dev].load(std::memory_order_acquire) == 0) {
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= runtime<target::cuda>::max_devices) return false;
+  std::atomic<int>& known = runtime<target::cuda>::context(dev).wgmma;  // kept per device
+  if (known.load(std::memory_order_acquire) == 0) {
     int major = 0, yes = 0;
     int* d = nullptr;
     bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9 &&
@@ -255,9 +255,9 @@ inline bool available() {
     }
     if (d) (void)cudaFree(d);
     (void)cudaGetLastError();
-    known[dev].store(ok && yes ? 1 : 2, std::memory_order_release);
+    known.store(ok && yes ? 1 : 2, std::memory_order_release);
   }
-  return known[dev].load(std::memory_order_acquire) == 1;
+  return known.load(std::memory_order_acquire) == 1;
 }
 
 /// A 2-D tensor map over a row-major (rows, cols) matrix with leading dim ld, boxes

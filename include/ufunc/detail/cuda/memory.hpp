@@ -91,31 +91,8 @@ struct memory<target::cuda> {
   }
 
  private:
-  static constexpr int max_devices = 64;
-  // The library's own stream-ordered pool on `dev` (cudaMemPoolCreate), set to
-  // keep freed memory cached. Not the device's default pool: its release
-  // threshold is process-wide state that cudaMallocAsync users beside ufunc
-  // (PyTorch's async allocator, user code) rely on, and it stays untouched.
-  // Never destroyed: arrays freed during static destruction still find it, and
-  // the driver reclaims it with the context.
-  static cudaMemPool_t pool_of(int dev) {
-    static cudaMemPool_t pools[max_devices] = {};
-    static std::once_flag once[max_devices];
-    if (dev < 0 || dev >= max_devices) throw cuda_error("ufunc: device ordinal out of range", 0);
-    std::call_once(once[dev], [dev] {
-      cudaMemPoolProps props{};
-      props.allocType = cudaMemAllocationTypePinned;
-      props.handleTypes = cudaMemHandleTypeNone;
-      props.location.type = cudaMemLocationTypeDevice;
-      props.location.id = dev;
-      cudaMemPool_t pool;
-      UFUNC_CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
-      std::uint64_t keep = UINT64_MAX;
-      UFUNC_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-      pools[dev] = pool;
-    });
-    return pools[dev];
-  }
+  /// The library's own pool on `dev` (kept in the device's context, runtime.hpp).
+  static cudaMemPool_t pool_of(int dev) { return runtime<target::cuda>::context(dev).pool; }
 };
 
 /// Page-locked host memory on the CUDA backend (pinned_memory's, detail/memory.hpp):

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <vector>
 
@@ -81,31 +83,65 @@ struct runtime<target::cuda> {
     bool active_ = false;
   };
 
-  /// What the launchers of one device size grids with: the per-device context,
-  /// read on first use per device, then cached (detail/cuda/launch.hpp reads it
-  /// as `cuda_launch::current_device()`).
+  /// Everything the library keeps per device, in one place: read or made on
+  /// first use per device, then kept for the process (launch.hpp reads it as
+  /// `cuda_launch::current_device()`). The memory pool is ufunc's own
+  /// stream-ordered pool (cudaMemPoolCreate; memory.hpp allocates from it), set
+  /// to keep freed memory cached: not the device's default pool, whose release
+  /// threshold is process-wide state that cudaMallocAsync users beside ufunc
+  /// (PyTorch's async allocator, user code) rely on and that stays untouched.
+  /// Never destroyed: arrays freed during static destruction still find it, and
+  /// the driver reclaims it with the context. The per-kernel facts (resident
+  /// blocks at a block size; dynamic shared memory allowed) are asked of the
+  /// runtime once and kept under the context's lock. (The reductions' scratch,
+  /// detail/cuda/scratch.hpp, is per host thread as well as per device, so it
+  /// is kept thread-local instead.)
   struct device_context {
-    int sm_count = 0;    ///< multiprocessors
-    int smem_optin = 0;  ///< most shared memory a block may opt in to (bytes)
+    int sm_count = 0;              ///< multiprocessors
+    int smem_optin = 0;            ///< most shared memory a block may opt in to (bytes)
+    cudaMemPool_t pool = nullptr;  ///< the library's own memory pool on this device
+    /// Whether the wgmma matmul kernel runs here: 0 not yet asked, 1 yes, 2 no
+    /// (linalg_launch.hpp probes it; threads that race ask twice, same answer).
+    std::atomic<int> wgmma{0};
+    struct occupancy_fact {
+      const void* fn;
+      int block, blocks;
+    };
+    struct smem_fact {
+      const void* fn;
+      std::size_t bytes;
+    };
+    std::mutex m;  ///< guards the two lists below
+    std::vector<occupancy_fact> occupancy;
+    std::vector<smem_fact> smem_allowed;
   };
 
-  /// The current device's context: read on first use per device, then cached.
-  /// Safe to call from several host threads at once.
-  static const device_context& current_context() {
-    constexpr int max_devices = 64;
+  static constexpr int max_devices = 64;
+
+  /// Device `dev`'s context, made on first use. Safe to call from several host
+  /// threads at once.
+  static device_context& context(int dev) {
     static std::array<device_context, max_devices> cache;
     static std::array<std::once_flag, max_devices> once;
-    int dev = 0;
-    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
     if (dev < 0 || dev >= max_devices) throw cuda_error("ufunc: device ordinal out of range", 0);
-    std::call_once(once[static_cast<std::size_t>(dev)], [dev] {
-      device_context a;
-      UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&a.sm_count, cudaDevAttrMultiProcessorCount, dev));
-      UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&a.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-      cache[static_cast<std::size_t>(dev)] = a;
+    device_context& c = cache[static_cast<std::size_t>(dev)];
+    std::call_once(once[static_cast<std::size_t>(dev)], [dev, &c] {
+      UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&c.sm_count, cudaDevAttrMultiProcessorCount, dev));
+      UFUNC_CUDA_CHECK(cudaDeviceGetAttribute(&c.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+      cudaMemPoolProps props{};
+      props.allocType = cudaMemAllocationTypePinned;
+      props.handleTypes = cudaMemHandleTypeNone;
+      props.location.type = cudaMemLocationTypeDevice;
+      props.location.id = dev;
+      UFUNC_CUDA_CHECK(cudaMemPoolCreate(&c.pool, &props));
+      std::uint64_t keep = UINT64_MAX;
+      UFUNC_CUDA_CHECK(cudaMemPoolSetAttribute(c.pool, cudaMemPoolAttrReleaseThreshold, &keep));
     });
-    return cache[static_cast<std::size_t>(dev)];
+    return c;
   }
+
+  /// The current device's context.
+  static device_context& current_context() { return context(current_device()); }
 
   /// The current device.
   static int current_device() {
