@@ -16,6 +16,7 @@
 #include "axis.hpp"
 #include "config.hpp"
 #include "detail/call.hpp"
+#include "detail/call_route.hpp"
 #include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
 #include "detail/reduce.hpp"
@@ -73,37 +74,9 @@ class reducer {
     static_assert(parsed::nin >= 1, "ufunc reduction: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc reduction",
                      "ufunc::axis or ufunc::axes, ufunc::keepdims, ufunc::out(...), ufunc::unsafe_cast and a stream");
-    if constexpr ((detail::is_foreign_v<Args> || ...)) {
-      return (*this)(detail::adapt(std::forward<Args>(args))...);  // Thrust vectors as views (interop.hpp)
-    } else {
-    const detail::trace_range range(name_);  // an NVTX range named after the reduction (detail/trace.hpp)
-    const detail::controls o = detail::read_controls(args...);
-    auto outs = detail::out_views(args...);
-    static_assert(std::tuple_size_v<decltype(outs)> <= 1, "ufunc reduction: out(...) takes one array (a reduction has one result)");
-    if constexpr ((detail::is_sharded_operand_v<Args> || ...)) {
-      // Sharded inputs: each shard reduced on its device, partials combined (sharded.hpp).
-      return detail::sharded_ops<detail::bare_t<Args>...>::reduce(*this, std::forward<Args>(args)...);
-    } else {
-    auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
-    if constexpr (detail::any_core_v<Args...>) {
-      // vec<D> inputs: the same reduction of their components, the map regrouping them.
-      return detail::with_core_dims<parsed::nin>(name_, map_, std::move(inputs), [&](auto g, auto&&... split) {
-        const reducer<AccOverride, decltype(g), Op, Init, Kind> r(g, op_, init_, name_);
-        return r(std::forward<decltype(split)>(split)...);
-      });
-    } else if constexpr ((detail::is_expression_v<Args> || ...)) {
-      // Expressions among the inputs: the map and their trees become one map
-      // over all their leaves, reduced in one pass with no temporary.
-      return fused_call(std::make_index_sequence<parsed::nin>{},
-                        std::make_index_sequence<sizeof...(Args) - parsed::nin>{}, std::move(inputs), o.stream);
-    } else {
-      // Known from the argument types: no axis, keepdims or out -> a host value.
-      constexpr bool scalar =
-          !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
-      return call<scalar, false>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
-    }
-    }
-    }
+    static_assert(std::tuple_size_v<decltype(detail::out_views(args...))> <= 1,
+                  "ufunc reduction: out(...) takes one array (a reduction has one result)");
+    return detail::call_route<parsed::nin, detail::inputs_checked_later>(route_hooks{*this}, std::forward<Args>(args)...);
   }
 
   const char* name() const noexcept { return name_; }
@@ -116,6 +89,48 @@ class reducer {
  private:
   template <class, class, class, class, class>
   friend class reducer;
+
+  /// The steps of detail::call_route (call_route.hpp) for a reduction.
+  struct route_hooks {
+    const reducer& self;
+    template <class... A>
+    auto again(A&&... a) const {
+      return self(std::forward<A>(a)...);
+    }
+    const char* name() const { return self.name_; }
+    template <class... A>
+    auto shards(A&&... a) const {  // each shard reduced on its device, partials combined (sharded.hpp)
+      return detail::sharded_ops<detail::bare_t<A>...>::reduce(self, std::forward<A>(a)...);
+    }
+    const Map& function() const { return self.map_; }
+    template <class G>
+    auto rebind(G g) const {  // vec<D> inputs: the map regrouping their components
+      return reducer<AccOverride, G, Op, Init, Kind>(g, self.op_, self.init_, self.name_);
+    }
+    template <class... A>
+    auto fused(A&&... a) const {  // the map and the expressions' trees: one map over their leaves, one pass
+      using parsed = args_of<A...>;
+      const detail::controls o = detail::read_controls(a...);
+      return self.fused_call(std::make_index_sequence<parsed::nin>{},
+                             std::make_index_sequence<sizeof...(A) - parsed::nin>{},
+                             std::forward_as_tuple(std::forward<A>(a)...), o.stream);
+    }
+    template <class... A>
+    auto plain(A&&... a) const {
+      using parsed = args_of<A...>;
+      const detail::controls o = detail::read_controls(a...);
+      auto outs = detail::out_views(a...);
+      auto inputs = std::forward_as_tuple(std::forward<A>(a)...);
+      // Known from the argument types: no axis, keepdims or out -> a host value.
+      constexpr bool scalar =
+          !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
+      return self.template call<scalar, false>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
+    }
+  };
+  template <class... A>
+  using args_of = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims |
+                                        detail::c_unsafe_cast,
+                                    detail::bare_t<A>...>;
 
   /// The leaves of a device expression with host-memory leaves: as operator()'s
   /// plain path, the host arrays and views streamed like pinned_arrays.

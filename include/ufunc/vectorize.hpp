@@ -17,6 +17,7 @@
 #include "axis.hpp"
 #include "config.hpp"
 #include "detail/call.hpp"
+#include "detail/call_route.hpp"
 #include "detail/core_dims.hpp"
 #include "detail/elementwise.hpp"
 #include "detail/host/helper_thread.hpp"
@@ -67,35 +68,8 @@ class vectorized {
         detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<Args>...>;
     static_assert(parsed::nin >= 1, "ufunc call: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc call", "ufunc::out(...), ufunc::unsafe_cast and a stream");
-    if constexpr ((detail::is_foreign_v<Args> || ...)) {
-      return (*this)(detail::adapt(std::forward<Args>(args))...);  // Thrust vectors as views (interop.hpp)
-    } else {
-    const detail::trace_range range(name_);  // an NVTX range named after the ufunc (detail/trace.hpp)
-    constexpr bool sharded = ((detail::is_sharded_operand_v<Args> || detail::sharded_out_arg<Args>()) || ...);
     using input_check = detail::inputs_check<F, std::tuple<Args...>, parsed::nin>;
-    if constexpr (sharded) {
-      // Sharded operands: f on every shard, one stream per device (sharded.hpp).
-      return detail::sharded_ops<detail::bare_t<Args>...>::call(*this, std::forward<Args>(args)...);
-    } else if constexpr (!input_check::ok) {
-      input_check::report();  // one message (arity, vec<D>, types); nothing else of the call is instantiated
-      return detail::failed_call{};
-    } else {
-    const detail::controls c = detail::read_controls(args...);
-    auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
-    if constexpr (detail::any_core_v<Args...>) {
-      // vec<D> inputs: the same call on their components, f regrouping them.
-      return detail::with_core_dims<parsed::nin>(name_, f_, std::move(inputs), [&](auto g, auto&&... split) {
-        return vectorized<Target, decltype(g)>(g, name_)(std::forward<decltype(split)>(split)...);
-      });
-    } else if constexpr ((detail::is_expression_v<Args> || ...)) {
-      // An expression among the inputs: this call becomes its root, one kernel.
-      auto e = fuse(std::make_index_sequence<parsed::nin>{}, std::move(inputs));
-      return detail::run_expression<Target, parsed::has(detail::c_unsafe_cast)>(e, detail::out_views(args...), c.stream);
-    } else {
-      return call(std::make_index_sequence<parsed::nin>{}, inputs, detail::out_views(args...), c.stream, c.unsafe_cast);
-    }
-    }
-    }
+    return detail::call_route<parsed::nin, input_check>(route_hooks{*this}, std::forward<Args>(args)...);
   }
 
   /// A lazy call: an expression node f(args...) (args: arrays, views, scalars or
@@ -168,6 +142,40 @@ class vectorized {
   }
 
  private:
+  /// The steps of detail::call_route (call_route.hpp) for a ufunc call.
+  struct route_hooks {
+    const vectorized& self;
+    template <class... A>
+    decltype(auto) again(A&&... a) const {
+      return self(std::forward<A>(a)...);
+    }
+    const char* name() const { return self.name_; }
+    template <class... A>
+    decltype(auto) shards(A&&... a) const {  // f on every shard, one stream per device (sharded.hpp)
+      return detail::sharded_ops<detail::bare_t<A>...>::call(self, std::forward<A>(a)...);
+    }
+    const F& function() const { return self.f_; }
+    template <class G>
+    auto rebind(G g) const {
+      return vectorized<Target, G>(g, self.name_);
+    }
+    template <class... A>
+    decltype(auto) fused(A&&... a) const {  // this call becomes the expression's root, one kernel
+      using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<A>...>;
+      const detail::controls c = detail::read_controls(a...);
+      auto e = self.fuse(std::make_index_sequence<parsed::nin>{}, std::forward_as_tuple(std::forward<A>(a)...));
+      return detail::run_expression<Target, parsed::has(detail::c_unsafe_cast)>(e, detail::out_views(a...), c.stream);
+    }
+    template <class... A>
+    decltype(auto) plain(A&&... a) const {
+      using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<A>...>;
+      const detail::controls c = detail::read_controls(a...);
+      auto inputs = std::forward_as_tuple(std::forward<A>(a)...);
+      return self.call(std::make_index_sequence<parsed::nin>{}, inputs, detail::out_views(a...), c.stream,
+                       c.unsafe_cast);
+    }
+  };
+
   template <std::size_t... I, class In>
   auto fuse(std::index_sequence<I...>, In&& in) const {
     return detail::make_node<Target>(f_, name_, std::get<I>(std::move(in))...);
