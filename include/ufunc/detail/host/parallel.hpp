@@ -112,7 +112,11 @@ class thread_pool {
   bool run(const std::shared_ptr<pool_job>& job, late_note& late) {
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     if (!busy.owns_lock()) return false;
+    const int had = started_;
     grow(job->team - 1);
+    // Workers this call started: they come a thread start late (hundreds of
+    // us on a virtual machine), which says nothing of the next calls.
+    const bool fresh = started_ > had;
     const int helpers = std::min(job->team - 1, started_);
     job->team = helpers + 1;
     const auto t_start = std::chrono::steady_clock::now();
@@ -145,7 +149,7 @@ class thread_pool {
       // A small loss (the others ran their few items slower than the caller
       // would have) says this kind of call is too small for the pool now: its
       // calls back off alone (note_late), not every call of the process.
-      if (l == loss::small) note_late(job->n, t2, late);
+      if (l == loss::small && !fresh) note_late(job->n, t2, late);
     } else {
       note_wait(false, t_start);
       // Workers that had to be woken are late by the wake-up alone (tens of us
@@ -153,7 +157,7 @@ class thread_pool {
       // spinning workers that still came too late say the cores are taken.
       // (Otherwise a serial back-off lets them fall asleep, the next parallel
       // call finds them asleep and late again, and the calls stay serial.)
-      if (helpers > 0 && mine == job->n && !woke) note_late(job->n, t_start, late);
+      if (helpers > 0 && mine == job->n && !woke && !fresh) note_late(job->n, t_start, late);
     }
     if (helpers > 0) {
       const std::lock_guard<std::mutex> lock(job_mutex_);
@@ -233,9 +237,16 @@ class thread_pool {
   /// Starts workers up to `want` (under busy_). If the system refuses a thread,
   /// the pool keeps the ones it has.
   void grow(int want) {
+    // A new worker starts from the generation before the call that starts it
+    // (grow runs before run() posts its job): it then takes that call's items.
+    // Reading the generation in the new thread instead made it skip the call
+    // that started it (its first items all went to the caller, the call looked
+    // like one whose workers came late, and its kind ran serially for 50 ms:
+    // bench_host's 2^16 std::exp pdf, every timed call).
+    const std::uint64_t before = generation_.load(std::memory_order_acquire);
     while (started_ < want) {
       try {
-        std::thread([this, slot = started_ + 1] { work(slot); }).detach();
+        std::thread([this, slot = started_ + 1, before] { work(slot, before); }).detach();
       } catch (...) {
         return;
       }
@@ -243,8 +254,7 @@ class thread_pool {
     }
   }
 
-  void work(int slot) {
-    std::uint64_t seen = generation_.load(std::memory_order_acquire);
+  void work(int slot, std::uint64_t seen) {
     for (;;) {
       // A short spin for back-to-back calls, then sleep until the next call.
       for (int spin = 0; spin < 4096 && generation_.load(std::memory_order_acquire) == seen; ++spin) {
