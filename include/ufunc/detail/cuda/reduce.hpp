@@ -180,32 +180,27 @@ struct reduce_backend<target::cuda> {
         owned.emplace(total, s);
         temp = static_cast<char*>(owned->get());
       }
-      if (nchunks == 1) {
-        const auto [in, xform] = make(0, first);
+      // A whole reduction is one chunk: it neither folds nor keeps (carry and
+      // placeholder, allocated only for several chunks, are then not touched).
+      void* carry = temp + cub_bytes;
+      Res* placeholder = reinterpret_cast<Res*>(temp + cub_bytes + 128);
+      using Acc = bare_t<decltype(j.init)>;
+      static_assert(sizeof(maybe<Acc>) <= 128 && sizeof(Res) <= 128);
+      const bool on_device = nchunks == 1 || !HasInit || is_identity_init<bare_t<decltype(op.op)>>(j.init);
+      Acc init = j.init;
+      for (index_t c = 0; c < nchunks; ++c) {
+        const index_t f = c * chunk, n = std::min(chunk, items - f);
+        const bool last = c + 1 == nchunks;
+        const auto [in, xform] = make(f, n);
         std::size_t b = bytes;
-        UFUNC_CUDA_CHECK(
-            (cub_reduce_all<HasInit>(temp, b, in, xform, static_cast<int>(first), op, j.init, fin, final_out, s.get())));
-      } else {
-        void* carry = temp + cub_bytes;
-        Res* placeholder = reinterpret_cast<Res*>(temp + cub_bytes + 128);
-        using Acc = bare_t<decltype(j.init)>;
-        static_assert(sizeof(maybe<Acc>) <= 128 && sizeof(Res) <= 128);
-        const bool on_device = !HasInit || is_identity_init<bare_t<decltype(op.op)>>(j.init);
-        Acc init = j.init;
-        for (index_t c = 0; c < nchunks; ++c) {
-          const index_t f = c * chunk, n = std::min(chunk, items - f);
-          const bool last = c + 1 == nchunks;
-          const auto [in, xform] = make(f, n);
-          std::size_t b = bytes;
-          const chunk_step step{carry, on_device && c > 0, last};
-          UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(temp, b, in, xform, static_cast<int>(n), op, init, fin,
-                                                    last ? final_out : placeholder, s.get(), step)));
-          if (!on_device && !last) {  // the next chunk starts from this one's result
-            auto& host = reduce_scratch::get();
-            UFUNC_CUDA_CHECK(cudaMemcpyAsync(host.pinned(), carry, sizeof(Acc), cudaMemcpyDeviceToHost, s.get()));
-            UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
-            std::memcpy(static_cast<void*>(&init), host.pinned(), sizeof(Acc));
-          }
+        const chunk_step step{carry, on_device && c > 0, last};
+        UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(temp, b, in, xform, static_cast<int>(n), op, init, fin,
+                                                  last ? final_out : placeholder, s.get(), step)));
+        if (!on_device && !last) {  // the next chunk starts from this one's result
+          auto& host = reduce_scratch::get();
+          UFUNC_CUDA_CHECK(cudaMemcpyAsync(host.pinned(), carry, sizeof(Acc), cudaMemcpyDeviceToHost, s.get()));
+          UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+          std::memcpy(static_cast<void*>(&init), host.pinned(), sizeof(Acc));
         }
       }
       if (scratch)

@@ -10,7 +10,6 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 
-#include <climits>
 #include <cstring>
 #include <type_traits>
 
@@ -78,19 +77,24 @@ struct wrap_maybe {
 /// memory), or first folded with what `carry` holds (`fold`, with `cop`, the op
 /// CUB reduces with), then kept there or, for the last chunk, finished. A kept
 /// chunk writes a placeholder to the output (which then points at scratch).
+/// One chunk's part in a chunked reduction; the default is a whole reduction.
+struct chunk_step {
+  void* carry = nullptr;
+  bool fold = false;
+  bool finish = true;
+};
+
 template <class Res, class Fin, class COp>
 struct store_finished {
   Fin fin;
   COp cop;
-  void* carry = nullptr;
-  bool fold = false;
-  bool finish = true;
+  chunk_step step;
   template <class A>
   __host__ __device__ Res operator()(const A& a) const {
     A v = a;
-    if (fold) v = cop(*static_cast<const A*>(carry), v);
-    if (!finish) {
-      *static_cast<A*>(carry) = v;
+    if (step.fold) v = cop(*static_cast<const A*>(step.carry), v);
+    if (!step.finish) {
+      *static_cast<A*>(step.carry) = v;
       return Res{};
     }
     return done(v);
@@ -125,14 +129,6 @@ bool is_identity_init(const Acc& init) {
   }
 }
 
-/// One chunk's part in a chunked reduction (see store_finished); the default is
-/// a whole reduction.
-struct chunk_step {
-  void* carry = nullptr;
-  bool fold = false;
-  bool finish = true;
-};
-
 /// A pointer input as it is; a counting input (the pack sums' item indices) as
 /// a counting iterator of the offset type I.
 template <class I, class In>
@@ -156,12 +152,12 @@ cudaError_t cub_reduce_all(void* temp, std::size_t& bytes, In in, const Xform& x
   auto it = narrow_counting<int>(in);
   if constexpr (HasInit) {
     using SF = store_finished<Res, Fin, acc_op<Acc, Op>>;
-    auto o = thrust::make_transform_output_iterator(out, SF{fin, op, step.carry, step.fold, step.finish});
+    auto o = thrust::make_transform_output_iterator(out, SF{fin, op, step});
     return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, op, x, init, s);
   } else {
     using MO = maybe_op<Acc, Op>;
     using SF = store_finished<Res, Fin, MO>;
-    auto o = thrust::make_transform_output_iterator(out, SF{fin, MO{op}, step.carry, step.fold, step.finish});
+    auto o = thrust::make_transform_output_iterator(out, SF{fin, MO{op}, step});
     return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, MO{op}, wrap_maybe<Xform>{x},
                                               maybe<Acc>{Acc{}, false}, s);
   }
