@@ -160,6 +160,24 @@ TEST_CASE("streaming arg: refusals and the chunk count") {
   CHECK(ufunc::detail::testing::pipeline().chunks.load() >= 10);  // 16 KB through a 3 KB limit
   (void)ufunc::argmax(h);
   CHECK(ufunc::detail::testing::pipeline().chunks.load() >= 10);
+  // Issue 38: the chunks run the engine with the call's own parsed controls;
+  // none parses trailing arguments again (each chunk did before: 1 + chunks).
+  {
+    namespace tr = ufunc::detail::testing;
+    long r0 = tr::controls_reads().load();
+    const auto sums = ufunc::sum(p, ufunc::axis(0)).to_host();
+    CHECK(tr::controls_reads().load() - r0 == 1);
+    CHECK(tr::pipeline().chunks.load() >= 10);
+    r0 = tr::controls_reads().load();
+    const auto idx = ufunc::argmax(p, ufunc::axis(0)).to_host();
+    CHECK(tr::controls_reads().load() - r0 == 1);
+    CHECK(std::vector<index_t>(idx.begin(), idx.end()) == ref_arg(h, 100, 40, 0, true));
+    for (std::size_t j = 0; j < 40; ++j) {  // small integers: the float sums are exact (NaN stays NaN)
+      float s = 0.f;
+      for (std::size_t i = 0; i < 100; ++i) s += h[i * 40 + j];
+      CHECK((sums[j] == s || (std::isnan(sums[j]) && std::isnan(s))));
+    }
+  }
 #endif
 #if defined(UFUNC_TESTING)
   // Every refused allocation (chunk buffers, partials, the engine's

@@ -111,9 +111,11 @@ class reducer {
     auto fused(A&&... a) const {  // the map and the expressions' trees: one map over their leaves, one pass
       using parsed = args_of<A...>;
       const detail::controls o = detail::read_controls(a...);
-      return self.fused_call(std::make_index_sequence<parsed::nin>{},
-                             std::make_index_sequence<sizeof...(A) - parsed::nin>{},
-                             std::forward_as_tuple(std::forward<A>(a)...), o.stream);
+      constexpr bool scalar =
+          !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
+      return self.template fused_call<scalar>(std::make_index_sequence<parsed::nin>{},
+                                              std::forward_as_tuple(std::forward<A>(a)...), o,
+                                              detail::out_views(a...));
     }
     template <class... A>
     auto plain(A&&... a) const {
@@ -132,40 +134,22 @@ class reducer {
                                         detail::c_unsafe_cast,
                                     detail::bare_t<A>...>;
 
-  /// The leaves of a device expression with host-memory leaves: as operator()'s
-  /// plain path, the host arrays and views streamed like pinned_arrays.
-  template <class... Args>
-  auto call_streaming_host(Args&&... args) const {
-    using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims |
-                                         detail::c_unsafe_cast,
-                                     detail::bare_t<Args>...>;
-    const detail::controls o = detail::read_controls(args...);
-    auto outs = detail::out_views(args...);
-    auto inputs = std::forward_as_tuple(std::forward<Args>(args)...);
-    constexpr bool scalar =
-        !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
-    return call<scalar, true>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
-  }
-
-  template <std::size_t... I, std::size_t... J, class In>
-  auto fused_call(std::index_sequence<I...>, std::index_sequence<J...>, In&& in, stream_ref s) const {
-    constexpr std::size_t nin = sizeof...(I);
+  /// The map and the expressions among the inputs fused into one map over their
+  /// leaves, reduced with the controls the call parsed (`o`, `outs`): no second
+  /// parse of the trailing arguments.
+  template <bool Scalar, std::size_t... I, class In, class Outs>
+  auto fused_call(std::index_sequence<I...>, In&& in, const detail::controls& o, const Outs& outs) const {
     auto e = detail::make_node<void>(map_, name_, std::get<I>(std::move(in))...);
     using G = detail::fused<typename decltype(e)::function_type>;
     const reducer<AccOverride, G, Op, Init, Kind> r(G{e.function()}, op_, init_, name_);
-    auto args = std::tuple_cat(e.leaf_args(), std::forward_as_tuple(std::get<nin + J>(std::move(in))...));
+    auto leaves = e.leaf_args();
     // A device expression may have host-memory leaves (expression.hpp): they stream.
     using E = decltype(e);
     constexpr bool host_streams = detail::device_memory_target<typename E::target_type> &&
                                   detail::has_host_leaf<typename E::leaves_type>::value;
-    auto result = [&] {
-      if constexpr (host_streams)
-        return std::apply([&](auto&&... a) { return r.call_streaming_host(std::forward<decltype(a)>(a)...); },
-                          std::move(args));
-      else
-        return std::apply(r, std::move(args));
-    }();
-    detail::order_frees_after(e, s);
+    auto result = r.template call<Scalar, host_streams>(std::make_index_sequence<std::tuple_size_v<decltype(leaves)>>{},
+                                                        leaves, o, outs);
+    detail::order_frees_after(e, o.stream);
     return result;
   }
 
@@ -351,6 +335,10 @@ class reducer {
       for (int d = p.split; d < bshape.size(); ++d)
         if (mask[static_cast<std::size_t>(d)]) cax.push_back(1 + d - p.split);
       const shape rshape = g.result;
+      controls chunk_ctl;  // a chunk's controls: its reduced axes, kept as extent-1 dims, into out
+      chunk_ctl.has_axes = true;
+      chunk_ctl.axes_list = cax;
+      chunk_ctl.keepdims = true;
       pl::run(p, sop, io, base, o.stream, [&](index_t c, const std::vector<void*>& ptr, stream_ref st) {
         auto view_of = [&](std::size_t k, auto* data) {
           const chunk_operand co = chunk_of(p, sop[k], k, c);
@@ -368,12 +356,15 @@ class reducer {
         };
         const bool fold = p.partial && c > 0;
         Acc* dst = fold ? parts[static_cast<std::size_t>(c % p.buffers)].data() : static_cast<Acc*>(ptr[0]);
+        // The chunk's reduction runs the in-memory engine directly with controls
+        // made here (its axes, keepdims, out and stream): nothing is parsed again.
+        chunk_ctl.stream = st;
+        const auto chunk_in = std::make_tuple(arg(std::integral_constant<std::size_t, I>{})...);
+        const auto chunk_out = std::make_tuple(view_of(0, dst));
         if (fold)
-          rest(arg(std::integral_constant<std::size_t, I>{})..., ufunc::axes(cax), ufunc::keepdims,
-               ufunc::out(view_of(0, dst)), st);
+          rest.template run<false, Target>(chunk_in, chunk_ctl, chunk_out);
         else
-          first(arg(std::integral_constant<std::size_t, I>{})..., ufunc::axes(cax), ufunc::keepdims,
-                ufunc::out(view_of(0, dst)), st);
+          first.template run<false, Target>(chunk_in, chunk_ctl, chunk_out);
         if (!p.partial) return;
         if (fold) {
           rt::stream_wait_event(st.get(), folded.e);

@@ -142,6 +142,8 @@ class vectorized {
   }
 
  private:
+  friend struct detail::vectorized_access;
+
   /// The steps of detail::call_route (call_route.hpp) for a ufunc call.
   struct route_hooks {
     const vectorized& self;
@@ -397,25 +399,24 @@ class vectorized {
 };
 
 namespace detail {
-template <class Outs>
-auto wrap_outs(const Outs& outs) {
-  if constexpr (std::tuple_size_v<Outs> == 0)
-    return std::tuple<>{};
-  else
-    return std::apply([](const auto&... v) { return std::make_tuple(out_t<bare_t<decltype(v)>...>{{v...}}); }, outs);
-}
+struct vectorized_access {
+  template <class Tg, class F, class In, class Outs>
+  static auto call(const vectorized<Tg, F>& f, In& in, const Outs& outs, stream_ref s, bool unsafe) {
+    return f.call(std::make_index_sequence<std::tuple_size_v<In>>{}, in, outs, s, unsafe);
+  }
+};
 
 /// Expression `e` as one call: a ufunc of its fused functor called with its
-/// leaves, into `outs` (a tuple of views, or none for new arrays), on `s`.
+/// leaves, into `outs` (a tuple of views, or none for new arrays), on `s`. The
+/// caller parsed the call's controls; this runs the in-memory call with them
+/// (an NVTX range named after the expression's root, as its call would open).
 template <class Tg, bool Unsafe, class E, class Outs>
 auto run_expression(const E& e, const Outs& outs, stream_ref s) {
   using G = fused<typename E::function_type>;
   const vectorized<Tg, G> g(G{e.function()}, e.name());
-  auto casting = [] {
-    if constexpr (Unsafe) return std::make_tuple(unsafe_cast); else return std::tuple<>{};
-  };
-  auto args = std::tuple_cat(e.leaf_args(), wrap_outs(outs), casting(), std::make_tuple(s));
-  auto r = std::apply(g, args);
+  const trace_range range(e.name());
+  auto leaves = e.leaf_args();
+  auto r = vectorized_access::call(g, leaves, outs, s, Unsafe);
   order_frees_after(e, s);
   return r;
 }

@@ -16,6 +16,9 @@
 #pragma once
 
 #include <array>
+#if defined(UFUNC_TESTING)
+#  include <atomic>
+#endif
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -185,8 +188,23 @@ struct controls {
   const std::vector<int>* axes_or_null() const { return has_axes ? &axes_list : nullptr; }
 };
 
+#if defined(UFUNC_TESTING)
+namespace testing {
+/// Test-only count of read_controls calls (the parses of calls' trailing
+/// arguments): a call parses once, its expressions, shards' plans and streamed
+/// chunks not again (tests/test_trace.cpp, tests/test_streaming_arg.cpp).
+inline std::atomic<long>& controls_reads() {
+  static std::atomic<long> n{0};
+  return n;
+}
+}  // namespace testing
+#endif
+
 template <class... A>
 controls read_controls(const A&... a) {
+#if defined(UFUNC_TESTING)
+  testing::controls_reads().fetch_add(1, std::memory_order_relaxed);
+#endif
   controls c;
   (c.take(a), ...);
   return c;

@@ -110,6 +110,10 @@ void copy_results(const Temps& temps, const Outs& outs, const std::array<operand
    ...);
 }
 
+/// The ufunc class's in-memory call for callers below the public layer that have
+/// parsed the call already (run_expression): no second parse.
+struct vectorized_access;
+
 /// Runs expression `e` as one call on target Tg (defined below the ufunc class).
 template <class Tg, bool Unsafe = false, class E, class Outs>
 auto run_expression(const E& e, const Outs& outs, stream_ref s);

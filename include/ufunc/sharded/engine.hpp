@@ -636,7 +636,14 @@ struct sharded_ops {
     staged_outputs staged;
     auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
       const staging_scope scope(stages_out<Target>(has_out) ? &staged : nullptr);
-      return std::apply([&](auto&... q) { return ufunc::evaluate(pick_arg(pe, i), pick_arg(q, i)..., st); }, pc);
+      // Shard i's expression run as evaluate runs one (its controls are known
+      // from their types: nothing is parsed per shard).
+      return std::apply(
+          [&](auto&... q) {
+            return run_expression<Target, (std::is_same_v<bare_t<C>, unsafe_cast_t> || ...)>(
+                pick_arg(pe, i), out_views(pick_arg(q, i)...), st);
+          },
+          pc);
     });
     staged.commit();
     if constexpr (has_out) {
