@@ -59,4 +59,35 @@ struct positive_fn {
 inline const auto fma3 = ufunc::vectorize(fma3_fn{}, "fma3");
 inline const auto two_out = ufunc::vectorize(two_out_fn{}, "two_out");
 
+/// The data of the streamed mean, out(...) and initial-value cases
+/// (test_streaming_init.cpp, test_streaming_out.cpp): a (203, 31) float and int
+/// array on the device and pinned, a memory limit of a few rows a chunk, the
+/// float sums' error bound and exact integer column, row and whole sums.
+struct reduce_init_data {
+  std::uint64_t seed = test::fresh_seed();
+  index_t m = 203, n = 31;
+  shape s{m, n};
+  std::vector<float> h = test::random_vector<float>(static_cast<std::size_t>(m * n), seed);
+  std::vector<int> hi = test::random_vector<int>(static_cast<std::size_t>(m * n), seed + 1, -1000, 1000);
+  ufunc::array<float> d = ufunc::to_device(h, s);
+  ufunc::array<int> di = ufunc::to_device(hi, s);
+  ufunc::pinned_array<float> p = pinned_of(h, s);
+  ufunc::pinned_array<int> pi = pinned_of(hi, s);
+  limit_scope lim{static_cast<std::size_t>(3 * 4 * n * 7 + 3 * 8 * n + 8 * n + 1024)};  // a few rows a chunk
+  double abs_sum = 0, tol = 0;
+  std::vector<long long> col, row;  // exact integer column and row sums
+  long long all = 0;
+  reduce_init_data() : col(static_cast<std::size_t>(n), 0), row(static_cast<std::size_t>(m), 0) {
+    for (float v : h) abs_sum += std::fabs(v);
+    tol = (std::log2(double(m * n)) + double(m) + 2) * 1.2e-7 * abs_sum;
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) {
+        const long long v = hi[static_cast<std::size_t>(i * n + j)];
+        col[static_cast<std::size_t>(j)] += v;
+        row[static_cast<std::size_t>(i)] += v;
+        all += v;
+      }
+  }
+};
+
 }  // namespace streaming_test

@@ -1,7 +1,7 @@
-// Streaming host data through the device, part two (see test_streaming.cpp): a CUDA
-// error mid-pipeline, reductions of std::vector and pinned inputs, mean, out(...) and
-// initial values, device expressions with host-memory leaves; each streamed call
-// compared with the same call in memory.
+// Streaming host data through the device, part two (see test_streaming.cpp; part
+// three: test_streaming_init.cpp): a CUDA error mid-pipeline, reductions of
+// std::vector and pinned inputs in many chunks, device expressions with
+// host-memory leaves; each streamed call compared with the same call in memory.
 #include "streaming_support.hpp"
 
 using namespace streaming_test;
@@ -164,105 +164,6 @@ TEST_CASE("streaming: reductions of std::vector and pinned inputs in many chunks
       for (index_t j = 0; j < n; ++j) abs2 += sq_diff_fn{}(h[static_cast<std::size_t>(i * n + j)], hb[static_cast<std::size_t>(j)]);
     CHECK(std::fabs(msd(p, db) - want) <= (std::log2(double(m * n)) + double(m) + 2) * 2.3e-16 * abs2);
   }
-}
-
-TEST_CASE("streaming: mean, out(...) and an explicit initial value stream too") {
-  const std::uint64_t seed = test::fresh_seed();
-  INFO("seed " << seed);
-  const index_t m = 203, n = 31;
-  const shape s{m, n};
-  const auto h = test::random_vector<float>(static_cast<std::size_t>(m * n), seed);
-  const auto hi = test::random_vector<int>(static_cast<std::size_t>(m * n), seed + 1, -1000, 1000);
-  const auto d = ufunc::to_device(h, s);
-  const auto di = ufunc::to_device(hi, s);
-  auto p = pinned_of(h, s);
-  auto pi = pinned_of(hi, s);
-  const limit_scope lim(3 * 4 * n * 7 + 3 * 8 * n + 8 * n + 1024);  // a few rows a chunk
-  double abs_sum = 0;
-  for (float v : h) abs_sum += std::fabs(v);
-  const double tol = (std::log2(double(m * n)) + double(m) + 2) * 1.2e-7 * abs_sum;
-  // Independent references: exact integer column and row sums.
-  std::vector<long long> col(static_cast<std::size_t>(n), 0), row(static_cast<std::size_t>(m), 0);
-  long long all = 0;
-  for (index_t i = 0; i < m; ++i)
-    for (index_t j = 0; j < n; ++j) {
-      const long long v = hi[static_cast<std::size_t>(i * n + j)];
-      col[static_cast<std::size_t>(j)] += v;
-      row[static_cast<std::size_t>(i)] += v;
-      all += v;
-    }
-
-  SUBCASE("mean of floats: whole within the sum bound, kept rows bit for bit") {
-    const float want = ufunc::mean(d);
-    CHECK(std::fabs(double(ufunc::mean(h)) - want) <= tol / double(m * n) + 1e-7 * std::fabs(want));
-    CHECK(std::fabs(double(ufunc::mean(p)) - want) <= tol / double(m * n) + 1e-7 * std::fabs(want));
-    const auto w0 = ufunc::mean(d, ufunc::axis(0)).to_host();
-    const auto g0 = ufunc::mean(p, ufunc::axis(0)).to_host();
-    REQUIRE(g0.size() == w0.size());
-    for (std::size_t j = 0; j < w0.size(); ++j) CHECK(std::fabs(g0[j] - w0[j]) <= tol / double(m));
-    CHECK(same_bits(ufunc::mean(p, ufunc::axis(1)).to_host(), ufunc::mean(d, ufunc::axis(1)).to_host()));
-  }
-  SUBCASE("mean of ints accumulates exactly in double: bit for bit along any axis") {
-    const double want = ufunc::mean(di);
-    CHECK(want == double(all) / double(m * n));
-    CHECK(ufunc::mean(hi) == want);
-    CHECK(ufunc::mean(pi) == want);
-    const auto g0 = ufunc::mean(pi, ufunc::axis(0)).to_host();
-    const auto g1 = ufunc::mean(pi, ufunc::axis(1), ufunc::keepdims).to_host();
-    REQUIRE(g0.size() == col.size());
-    REQUIRE(g1.size() == row.size());
-    for (std::size_t j = 0; j < col.size(); ++j) CHECK(g0[j] == double(col[j]) / double(m));
-    for (std::size_t i = 0; i < row.size(); ++i) CHECK(g1[i] == double(row[i]) / double(n));
-  }
-  SUBCASE("out(...): a device out of a wider type, a one-element out, and refusals before any work") {
-    ufunc::array<long long> o0(shape{n});
-    ufunc::sum(pi, ufunc::axis(0), ufunc::out(o0));
-    const auto g0 = o0.to_host();
-    for (std::size_t j = 0; j < col.size(); ++j) CHECK(g0[j] == col[j]);
-    ufunc::array<double> o1(shape{m});
-    ufunc::sum(p, ufunc::axis(1), ufunc::out(o1));
-    const auto w1 = ufunc::sum(d, ufunc::axis(1)).to_host();
-    const auto g1 = o1.to_host();
-    REQUIRE(g1.size() == w1.size());
-    for (std::size_t i = 0; i < w1.size(); ++i) CHECK(g1[i] == double(w1[i]));  // kept rows: same engine
-    ufunc::array<double> one(shape{1});
-    ufunc::mean(pi, ufunc::out(one));
-    CHECK(one.to_host()[0] == double(all) / double(m * n));
-    // float -> int is not same_kind; a wrong shape: refused, out untouched.
-    ufunc::array<int> bad = ufunc::full<int>(shape{n}, 17);
-    CHECK_THROWS_AS(ufunc::sum(p, ufunc::axis(0), ufunc::out(bad)), ufunc::type_error);
-    ufunc::array<float> wrong = ufunc::full<float>(shape{m}, 17.0f);
-    CHECK_THROWS_AS(ufunc::sum(p, ufunc::axis(0), ufunc::out(wrong)), ufunc::shape_error);
-    CHECK(bad.to_host() == std::vector<int>(static_cast<std::size_t>(n), 17));
-    CHECK(wrong.to_host() == std::vector<float>(static_cast<std::size_t>(m), 17.0f));
-    // unsafe_cast allows float -> int, as in memory (the sums are exact integers).
-    const auto pf = pinned_of(std::vector<float>(hi.begin(), hi.end()), s);
-    ufunc::sum(pf, ufunc::axis(0), ufunc::out(bad), ufunc::unsafe_cast);
-    const auto gb = bad.to_host();
-    for (std::size_t j = 0; j < col.size(); ++j) CHECK(gb[j] == static_cast<int>(col[j]));
-  }
-  SUBCASE("an initial value is applied once, also across chunks of the reduced axis") {
-    const auto sum_from = ufunc::reduce<long long>(ufunc::plus{}, 100000);
-    const auto g0 = sum_from(pi, ufunc::axis(0)).to_host();
-    REQUIRE(g0.size() == col.size());
-    for (std::size_t j = 0; j < col.size(); ++j) CHECK(g0[j] == col[j] + 100000);
-    CHECK(sum_from(hi) == all + 100000);
-    const auto g1 = sum_from(pi, ufunc::axis(1)).to_host();
-    for (std::size_t i = 0; i < row.size(); ++i) CHECK(g1[i] == row[i] + 100000);
-    // A custom op (no identity) with an initial value: the largest of init and
-    // the elements (999 is above most columns' largest element, not all).
-    const auto max_from = ufunc::reduce([] UFUNC_HD (int a, int b) { return a > b ? a : b; }, 999);
-    const auto gm = max_from(pi, ufunc::axis(0)).to_host();
-    REQUIRE(gm.size() == col.size());
-    for (index_t j = 0; j < n; ++j) {
-      int w = 999;
-      for (index_t i = 0; i < m; ++i) w = std::max(w, hi[static_cast<std::size_t>(i * n + j)]);
-      CHECK(gm[static_cast<std::size_t>(j)] == w);
-    }
-  }
-  // Inputs are only read.
-  CHECK(same_bits(p.to_host(), h));
-  CHECK(same_bits(pi.to_host(), hi));
 }
 
 TEST_CASE("streaming: device expressions with host-memory leaves evaluate and reduce in chunks") {
