@@ -78,7 +78,13 @@ Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
   }
   index_t half = n / 2;
   half -= half % 8;
-  return op(pairwise<Acc>(at, lo, lo + half, op), pairwise<Acc>(at, lo + half, hi, op));
+  // The halves in memory order: as op's arguments, GCC evaluates the second
+  // first, and the leaves then read memory backwards, 512 bytes at a time, which
+  // the CPU's prefetchers do not follow (a 2^24 float sum from DRAM on one AMD
+  // EPYC core: 5.7 GB/s, against 30 in this order).
+  const Acc first = pairwise<Acc>(at, lo, lo + half, op);
+  const Acc second = pairwise<Acc>(at, lo + half, hi, op);
+  return op(first, second);
 }
 
 /// Calls fn(at) with at(r) = the reduced element r of the output at base b, as
