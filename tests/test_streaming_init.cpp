@@ -6,20 +6,8 @@
 
 using namespace streaming_test;
 
-TEST_CASE("streaming: mean of floats and ints streams too") {
-  reduce_init_data t;
-  INFO("seed " << t.seed);
-  const index_t m = t.m, n = t.n;
-  const auto& h = t.h;
-  const auto& hi = t.hi;
-  const auto& d = t.d;
-  const auto& di = t.di;
-  auto& p = t.p;
-  auto& pi = t.pi;
-  const double tol = t.tol;
-  const auto& col = t.col;
-  const auto& row = t.row;
-  const long long all = t.all;
+TEST_CASE_FIXTURE(reduce_init_data, "streaming: mean of floats and ints streams too") {
+  INFO("seed " << seed);
 
   SUBCASE("mean of floats: whole within the sum bound, kept rows bit for bit") {
     const float want = ufunc::mean(d);

@@ -6,19 +6,8 @@
 
 using namespace streaming_test;
 
-TEST_CASE("streaming: out(...) and an explicit initial value stream too") {
-  reduce_init_data t;
-  INFO("seed " << t.seed);
-  const index_t m = t.m, n = t.n;
-  const shape& s = t.s;
-  const auto& h = t.h;
-  const auto& hi = t.hi;
-  const auto& d = t.d;
-  auto& p = t.p;
-  auto& pi = t.pi;
-  const auto& col = t.col;
-  const auto& row = t.row;
-  const long long all = t.all;
+TEST_CASE_FIXTURE(reduce_init_data, "streaming: out(...) and an explicit initial value stream too") {
+  INFO("seed " << seed);
 
   SUBCASE("out(...): a device out of a wider type, a one-element out, and refusals before any work") {
     ufunc::array<long long> o0(shape{n});
