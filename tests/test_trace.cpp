@@ -76,7 +76,9 @@ TEST_CASE("trace: a call parses its trailing arguments once, expressions and sha
   CHECK(reads([&] { (void)mul(x, 2.0f); }) == 1);
   CHECK(reads([&] { (void)ufunc::evaluate(add.lazy(mul.lazy(x, 2.0f), x)); }) == 1);
   CHECK(reads([&] { (void)ufunc::evaluate(mul.lazy(x, 2.0f), ufunc::out(y)); }) == 1);
+  for (std::size_t i = 0; i < 12; ++i) CHECK(y.data()[i] == hx[i] * 2.0f);  // y was fresh (poisoned) memory
   CHECK(reads([&] { (void)add(mul.lazy(x, 2.0f), x, ufunc::out(y)); }) == 1);
+  for (std::size_t i = 0; i < 12; ++i) CHECK(y.data()[i] == hx[i] * 2.0f + hx[i]);
   CHECK(reads([&] { (void)ufunc::sum(mul.lazy(x, 2.0f)); }) == 1);
   CHECK(reads([&] { (void)ufunc::sum(add.lazy(mul.lazy(x, 2.0f), x), ufunc::axis(1)); }) == 1);
   // The last call's result (a fused axis sum), against a host loop.

@@ -108,31 +108,26 @@ class reducer {
       return reducer<AccOverride, G, Op, Init, Kind>(g, self.op_, self.init_, self.name_);
     }
     template <class... A>
-    auto fused(A&&... a) const {  // the map and the expressions' trees: one map over their leaves, one pass
-      using parsed = args_of<A...>;
-      const detail::controls o = detail::read_controls(a...);
-      constexpr bool scalar =
-          !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
-      return self.template fused_call<scalar>(std::make_index_sequence<parsed::nin>{},
-                                              std::forward_as_tuple(std::forward<A>(a)...), o,
-                                              detail::out_views(a...));
+    auto fused(const detail::controls& o, A&&... a) const {  // the map and the expressions' trees: one map over their leaves, one pass
+      return self.template fused_call<scalar_v<A...>>(std::make_index_sequence<args_of<A...>::nin>{},
+                                                      std::forward_as_tuple(std::forward<A>(a)...), o,
+                                                      detail::out_views(a...));
     }
     template <class... A>
-    auto plain(A&&... a) const {
-      using parsed = args_of<A...>;
-      const detail::controls o = detail::read_controls(a...);
-      auto outs = detail::out_views(a...);
+    auto plain(const detail::controls& o, A&&... a) const {
       auto inputs = std::forward_as_tuple(std::forward<A>(a)...);
-      // Known from the argument types: no axis, keepdims or out -> a host value.
-      constexpr bool scalar =
-          !parsed::has(detail::c_axes) && !parsed::has(detail::c_keepdims) && !parsed::has(detail::c_out);
-      return self.template call<scalar, false>(std::make_index_sequence<parsed::nin>{}, inputs, o, outs);
+      return self.template call<scalar_v<A...>, false>(std::make_index_sequence<args_of<A...>::nin>{}, inputs, o,
+                                                        detail::out_views(a...));
     }
   };
   template <class... A>
   using args_of = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims |
                                         detail::c_unsafe_cast,
                                     detail::bare_t<A>...>;
+  /// Known from the argument types: no axis, keepdims or out -> a host value.
+  template <class... A>
+  static constexpr bool scalar_v =
+      !args_of<A...>::has(detail::c_axes) && !args_of<A...>::has(detail::c_keepdims) && !args_of<A...>::has(detail::c_out);
 
   /// The map and the expressions among the inputs fused into one map over their
   /// leaves, reduced with the controls the call parsed (`o`, `outs`): no second

@@ -162,16 +162,14 @@ class vectorized {
       return vectorized<Target, G>(g, self.name_);
     }
     template <class... A>
-    decltype(auto) fused(A&&... a) const {  // this call becomes the expression's root, one kernel
+    decltype(auto) fused(const detail::controls& c, A&&... a) const {  // this call becomes the expression's root, one kernel
       using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<A>...>;
-      const detail::controls c = detail::read_controls(a...);
       auto e = self.fuse(std::make_index_sequence<parsed::nin>{}, std::forward_as_tuple(std::forward<A>(a)...));
       return detail::run_expression<Target, parsed::has(detail::c_unsafe_cast)>(e, detail::out_views(a...), c.stream);
     }
     template <class... A>
-    decltype(auto) plain(A&&... a) const {
+    decltype(auto) plain(const detail::controls& c, A&&... a) const {
       using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_unsafe_cast, detail::bare_t<A>...>;
-      const detail::controls c = detail::read_controls(a...);
       auto inputs = std::forward_as_tuple(std::forward<A>(a)...);
       return self.call(std::make_index_sequence<parsed::nin>{}, inputs, detail::out_views(a...), c.stream,
                        c.unsafe_cast);

@@ -11,10 +11,12 @@
 //   5. lazy expressions among the inputs: fused with the call into one pass;
 //   6. otherwise the operation's own call, which stages host containers to the
 //      target, streams host memory through a device, or runs in memory.
+// Steps 5 and 6 get the call's controls (stream, out, axes, ...) read here, the
+// call's one parse of its trailing arguments (`read_controls`, call.hpp).
 // An NVTX range named after the call covers steps 2-6 (trace.hpp). Each step is
 // a hook of the operation (`Hooks`: again, name, shards, function, rebind,
-// fused, plain); the route decides which one runs, so the order and the
-// conditions live here once.
+// fused(controls, args...), plain(controls, args...)); the route decides which
+// one runs, so the order and the conditions live here once.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +26,7 @@
 #include "../expression.hpp"  // is_expression_v
 #include "../out.hpp"         // sharded_out_arg
 #include "arg_traits.hpp"
+#include "call.hpp"  // read_controls
 #include "core_dims.hpp"
 #include "signature.hpp"  // failed_call
 #include "trace.hpp"
@@ -56,9 +59,9 @@ decltype(auto) call_route(const Hooks& h, Args&&... args) {
                                    return h.rebind(g)(std::forward<decltype(split)>(split)...);
                                  });
     } else if constexpr ((is_expression_v<Args> || ...)) {
-      return h.fused(std::forward<Args>(args)...);
+      return h.fused(read_controls(args...), std::forward<Args>(args)...);
     } else {
-      return h.plain(std::forward<Args>(args)...);
+      return h.plain(read_controls(args...), std::forward<Args>(args)...);
     }
   }
 }

@@ -640,7 +640,7 @@ struct sharded_ops {
       // from their types: nothing is parsed per shard).
       return std::apply(
           [&](auto&... q) {
-            return run_expression<Target, (std::is_same_v<bare_t<C>, unsafe_cast_t> || ...)>(
+            return run_expression<Target, call_args<c_out | c_unsafe_cast, bare_t<C>...>::has(c_unsafe_cast)>(
                 pick_arg(pe, i), out_views(pick_arg(q, i)...), st);
           },
           pc);
