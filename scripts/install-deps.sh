@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks for building and testing ufunc:
-# cmake, ninja and doctest from apt (as root, or through sudo), and NumPy for the
+# cmake, ninja, doctest and MPICH (the multi-process tests) from apt (as root, or
+# through sudo), and NumPy for the
 # python3 on PATH (the NumPy oracle test, tests/oracle, and the benchmarks' host peer
 # and quick mode, bench/peers/peers.py): apt's python3-numpy for the system python3,
 # pip for another python3 first on PATH (pyenv, a venv). The CUDA Toolkit 13
@@ -10,6 +11,8 @@ need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 [ -f /usr/include/doctest/doctest.h ] || need+=(doctest-dev)
+# MPICH: the multi-process tests (tests/mpi, ufunc/mpi.hpp) under mpiexec
+command -v mpicxx >/dev/null && command -v mpiexec >/dev/null || need+=(mpich libmpich-dev)
 if ! command -v python3 >/dev/null; then
   need+=(python3 python3-numpy)
 elif ! python3 -c 'import numpy' 2>/dev/null; then

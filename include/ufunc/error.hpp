@@ -68,6 +68,15 @@ class nccl_error : public std::runtime_error {
   int code_;
 };
 
+/// A collective across the ranks of a `ufunc::communicator` that failed: the
+/// transport (MPI) returned an error, or another rank failed inside the same
+/// sharded operation (that rank throws its own error; the others throw this,
+/// naming it), so that no rank waits for a collective the failed one never enters.
+class communication_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace ufunc
 
 #if defined(UFUNC_BACKEND_CUDA)

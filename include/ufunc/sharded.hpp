@@ -136,11 +136,26 @@ auto operator-(A&& a) {
 // ---- factories ---------------------------------------------------------------
 
 /// An uninitialised sharded array of global shape `s` (rank >= 1) over `d`,
-/// rows split as evenly as possible (the first N % D shards one row more).
+/// rows split as evenly as possible (the first N % D shards one row more; over
+/// a set spanning processes, D is the number of ranks and each rank allocates
+/// its own rows: collective, every rank passes the same shape).
 template <class T, class Target = target::device>
 sharded_array<T, Target> empty(const shape& s, const device_set& d) {
   if (s.size() < 1) throw shape_error("ufunc::empty: a sharded array has rank >= 1, not shape " + s.str());
   detail::check_devices<Target>(d, "ufunc::empty");
+  if (d.spans_processes()) {
+    detail::sharded_plan p;
+    p.devices = d;
+    p.bshape = s;
+    p.global_rows = detail::split_rows(s[0], d.ranks());
+    detail::agree_across_ranks(p, "ufunc::empty");
+    return detail::across_ranks(d, "ufunc::empty", [&] {
+      auto res = detail::for_each_shard<Target>(d.ids(), [&](int, stream_ref st) {
+        return array<T, Target>(detail::with_rows(s, p.global_rows[static_cast<std::size_t>(d.rank())]), st);
+      });
+      return detail::sharded_access::assemble(d, std::move(res), p.global_rows);
+    });
+  }
   const auto rows = detail::split_rows(s[0], d.size());
   auto res = detail::for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
     return array<T, Target>(detail::with_rows(s, rows[static_cast<std::size_t>(i)]), st);
@@ -165,6 +180,19 @@ template <class T, class Target = target::device>
 sharded_array<T, Target> full(const shape& s, T value, const device_set& d) {
   if (s.size() < 1) throw shape_error("ufunc::full: a sharded array has rank >= 1, not shape " + s.str());
   detail::check_devices<Target>(d, "ufunc::full");
+  if (d.spans_processes()) {
+    detail::sharded_plan p;
+    p.devices = d;
+    p.bshape = s;
+    p.global_rows = detail::split_rows(s[0], d.ranks());
+    detail::agree_across_ranks(p, "ufunc::full");
+    return detail::across_ranks(d, "ufunc::full", [&] {
+      auto res = detail::for_each_shard<Target>(d.ids(), [&](int, stream_ref st) {
+        return ufunc::full<T, Target>(detail::with_rows(s, p.global_rows[static_cast<std::size_t>(d.rank())]), value, st);
+      });
+      return detail::sharded_access::assemble(d, std::move(res), p.global_rows);
+    });
+  }
   const auto rows = detail::split_rows(s[0], d.size());
   auto res = detail::for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
     return ufunc::full<T, Target>(detail::with_rows(s, rows[static_cast<std::size_t>(i)]), value, st);
@@ -173,7 +201,9 @@ sharded_array<T, Target> full(const shape& s, T value, const device_set& d) {
 }
 
 /// Host data (`s.count()` elements, row-major) split over `d`: shard i gets
-/// its rows, copied to device i.
+/// its rows, copied to device i. Over a set spanning processes every rank
+/// passes the whole data (each copies its own rows; collective); a rank that
+/// holds only its rows makes its shard and calls `sharded_array::from_shards`.
 template <class Target = target::device, class T>
 sharded_array<T, Target> shard(const T* data, const shape& s, const device_set& d = device_set()) {
   auto a = empty<T, Target>(s, d);
@@ -263,11 +293,20 @@ sharded_array<T, Tg> matmul(const sharded_array<T, Tg>& a, const B& b, Rest&&...
   detail::check_variant<Tg>("matmul", ctl.mm_variant,
                             detail::linalg_registry<Tg>::template matmul_variants_for<T>(), " for this element type");
   const std::vector<int>& ids = a.devices().ids();
-  const auto bs = detail::replicate<T, Tg>(vb, ids);
-  auto res = detail::for_each_shard<Tg>(ids, [&](int i, stream_ref st) {
-    return ufunc::matmul(a.shard(i), bs.at(i), ctl.mm_variant, st);
+  if (a.devices().spans_processes()) {
+    detail::sharded_plan p;
+    p.devices = a.devices();
+    p.bshape = a.shape();
+    p.global_rows = a.global_rows();
+    detail::agree_across_ranks(p, "ufunc::matmul", b);
+  }
+  return detail::across_ranks(a.devices(), "ufunc::matmul", [&] {
+    const auto bs = detail::replicate<T, Tg>(vb, ids);
+    auto res = detail::for_each_shard<Tg>(ids, [&](int i, stream_ref st) {
+      return ufunc::matmul(a.shard(i), bs.at(i), ctl.mm_variant, st);
+    });
+    return detail::sharded_access::assemble(a.devices(), std::move(res), a.global_rows());
   });
-  return sharded_array<T, Tg>::from_shards(a.devices(), std::move(res));
 }
 
 }  // namespace ufunc

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "array.hpp"
+#include "communicator.hpp"
 #include "config.hpp"
 #include "detail/arg_traits.hpp"
 #include "detail/memory.hpp"
@@ -35,18 +36,55 @@ class device_set {
   device_set() : ids_(detail::runtime<target::device>::default_device_ids()) {}
   device_set(std::initializer_list<int> ids) : ids_(ids) {}
   explicit device_set(std::vector<int> ids) : ids_(std::move(ids)) {}
+  /// A device set spanning the ranks of `comm`, one shard per rank (a job of
+  /// one process per GPU or host: ufunc/mpi.hpp makes the communicator). This
+  /// rank's shard is on `device`; by default (-1) its local rank modulo the
+  /// visible devices (on the host target, host shard 0). `ids()` lists this
+  /// rank's device only, `ranks()` the ranks. Host target only for now (GPU
+  /// shards across processes are refused with value_error when used).
+  explicit device_set(communicator comm, int device = -1) : ids_{device}, comm_(std::move(comm)) {
+    if (device < 0) {
+      const int n = static_cast<int>(detail::runtime<target::device>::default_device_ids().size());
+      ids_[0] = comm_.local_rank() % (n > 0 ? n : 1);
+    }
+  }
 
+  /// The devices of this process's shards (one per device).
   int size() const noexcept { return static_cast<int>(ids_.size()); }
   int operator[](int i) const { return ids_[static_cast<std::size_t>(i)]; }
   const std::vector<int>& ids() const noexcept { return ids_; }
-  /// "{0,1}".
-  std::string str() const { return detail::ids_str(ids_); }
-  friend bool operator==(const device_set& a, const device_set& b) { return a.ids_ == b.ids_; }
+  /// The communicator a set made over one spans (else this process alone).
+  const ufunc::communicator& comm() const noexcept { return comm_; }
+  /// Whether the set spans the ranks of a communicator (one shard per rank).
+  bool spans_processes() const noexcept { return comm_.spans_processes(); }
+  /// The ranks the set spans (1 in one process) and this process's rank.
+  int ranks() const noexcept { return comm_.size(); }
+  int rank() const noexcept { return comm_.rank(); }
+  /// "{0,1}"; over a communicator "{0} on rank 1 of 3".
+  std::string str() const {
+    std::string s = detail::ids_str(ids_);
+    if (spans_processes()) s += " on rank " + std::to_string(rank()) + " of " + std::to_string(ranks());
+    return s;
+  }
+  friend bool operator==(const device_set& a, const device_set& b) { return a.ids_ == b.ids_ && a.comm_ == b.comm_; }
   friend bool operator!=(const device_set& a, const device_set& b) { return !(a == b); }
 
  private:
   std::vector<int> ids_;
+  ufunc::communicator comm_;
 };
+
+template <class T, class Target>
+class sharded_array;
+namespace detail {
+/// The engine's way to make a sharded array whose every rank's rows it knows
+/// (the inputs' split), without the collective of from_shards.
+struct sharded_access {
+  template <class T, class Target>
+  static sharded_array<T, Target> assemble(device_set d, std::vector<array<T, Target>> shards,
+                                           const std::vector<index_t>& global_rows);
+};
+}  // namespace detail
 
 /// An N-d array (rank >= 1) split along axis 0 into one contiguous shard per
 /// device of a `device_set`: shard i is an ordinary `ufunc::array` in device
@@ -56,6 +94,11 @@ class device_set {
 /// the sharded operations (sharded.hpp). Move-only like `array`. (One case has
 /// rank 0: a reduction over every axis given `axes`/`keepdims`-style controls
 /// returns its 0-d result as one shard on the first device.)
+///
+/// Over a device set that spans processes (`device_set(comm)`), each rank holds
+/// its own shard only: `shards()`, `rows()` are this rank's, `shape()` and
+/// `global_rows()` the whole array's, and every operation on it is collective
+/// (every rank calls it, in the same order).
 template <class T, class Target>
 class sharded_array {
  public:
@@ -71,6 +114,7 @@ class sharded_array {
       shape_ = o.shape_;
       devices_ = std::move(o.devices_);
       rows_ = std::move(o.rows_);
+      global_rows_ = std::move(o.global_rows_);
       shards_ = std::move(o.shards_);
     }
     return *this;
@@ -83,7 +127,18 @@ class sharded_array {
   /// in that device's memory (allocated with the device current; on its
   /// sharded stream, or synchronised with it): their ranks and dims after
   /// axis 0 must agree (any rows each: an uneven split of the caller's choice).
+  /// Over a set spanning processes each rank passes its own shard (collective:
+  /// the ranks exchange their rows, and shape_error on every rank when their
+  /// dims after axis 0 differ).
   static sharded_array from_shards(device_set d, std::vector<shard_type> shards) {
+    if (d.spans_processes()) {
+      auto s = from_shards(device_set(d.ids()), std::move(shards));
+      s.devices_ = std::move(d);
+      s.global_rows_ = s.exchange_rows("ufunc::sharded_array::from_shards");
+      s.shape_[0] = 0;
+      for (index_t r : s.global_rows_) s.shape_[0] += r;
+      return s;
+    }
     if (static_cast<int>(shards.size()) != d.size())
       throw shape_error("ufunc::sharded_array::from_shards: " + std::to_string(shards.size()) + " shards for " +
                         std::to_string(d.size()) + " devices " + d.str());
@@ -114,7 +169,7 @@ class sharded_array {
     return s;
   }
 
-  /// The global shape (axis 0 is the sum of the shards' rows).
+  /// The global shape (axis 0 is the sum of the shards' rows, over every rank).
   const ufunc::shape& shape() const noexcept { return shape_; }
   index_t size() const noexcept { return shape_.count(); }
   int ndim() const noexcept { return shape_.size(); }
@@ -125,15 +180,34 @@ class sharded_array {
   const std::vector<shard_type>& shards() const noexcept { return shards_; }
   shard_type& shard(int i) { return shards_.at(static_cast<std::size_t>(i)); }
   const shard_type& shard(int i) const { return shards_.at(static_cast<std::size_t>(i)); }
-  /// Rows of each shard, and the first global row of each.
+  /// Rows of each of this process's shards, and the first global row of each.
   const std::vector<index_t>& rows() const noexcept { return rows_; }
-  std::vector<index_t> row_offsets() const { return detail::row_offsets(rows_); }
-  /// "(7,3) over devices {0,1,2} as rows {3,2,2}".
-  std::string sharding() const { return detail::sharding_str(shape_, devices_.ids(), rows_); }
+  std::vector<index_t> row_offsets() const {
+    auto off = detail::row_offsets(rows_);
+    if (devices_.spans_processes()) {
+      index_t first = 0;
+      for (int r = 0; r < devices_.rank(); ++r) first += global_rows_[static_cast<std::size_t>(r)];
+      for (auto& o : off) o += first;
+    }
+    return off;
+  }
+  /// Rows of every shard of the whole array, in order: rows() in one process,
+  /// one entry per rank over a set spanning processes.
+  const std::vector<index_t>& global_rows() const noexcept { return devices_.spans_processes() ? global_rows_ : rows_; }
+  /// "(7,3) over devices {0,1,2} as rows {3,2,2}"; across processes
+  /// "(7,3) over 3 ranks as rows {3,2,2}".
+  std::string sharding() const {
+    if (devices_.spans_processes())
+      return shape_.str() + " over " + std::to_string(devices_.ranks()) + " ranks as rows " +
+             detail::rows_str(global_rows_);
+    return detail::sharding_str(shape_, devices_.ids(), rows_);
+  }
 
-  /// All elements in row-major order on the host (waits for each shard's stream).
+  /// All elements in row-major order on the host (waits for each shard's
+  /// stream). Across processes: collective, every rank gets the whole array.
   std::vector<T> to_host() const {
     static_assert(!std::is_same_v<T, bool>, "ufunc::sharded_array<bool>::to_host: use char elements");
+    if (devices_.spans_processes()) return gather_all();
     std::vector<T> h(static_cast<std::size_t>(size()));
     std::size_t at = 0;
     for (std::size_t i = 0; i < shards_.size(); ++i) {
@@ -146,6 +220,55 @@ class sharded_array {
   }
 
  private:
+  friend struct detail::sharded_access;
+
+  /// Every rank's rows, exchanged (collective), with a check that the ranks'
+  /// shards agree after axis 0.
+  std::vector<index_t> exchange_rows(const char* what) const {
+    struct desc {
+      index_t rows;
+      int ndim;
+      index_t dims[9];
+    };
+    desc mine{};
+    mine.rows = shape_.size() > 0 ? shape_[0] : 0;
+    mine.ndim = shape_.size();
+    for (int k = 1; k < shape_.size() && k < 9; ++k) mine.dims[k] = shape_[k];
+    const auto all = devices_.comm().allgather(mine);
+    std::vector<index_t> rows;
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      bool same = all[r].ndim == mine.ndim;
+      for (int k = 1; same && k < mine.ndim && k < 9; ++k) same = all[r].dims[k] == mine.dims[k];
+      if (!same || mine.ndim < 1)
+        throw shape_error(std::string(what) + ": rank " + std::to_string(r) + "'s shard and rank " +
+                          std::to_string(devices_.rank()) + "'s (shape " + shape_.str() +
+                          ") differ after axis 0 or have rank 0 (shards differ in axis 0 only, rank >= 1)");
+      rows.push_back(all[r].rows);
+    }
+    return rows;
+  }
+  /// to_host across processes: every rank's shard, padded to the longest.
+  std::vector<T> gather_all() const {
+    const index_t row = shape_.size() > 0 && shape_[0] > 0 ? shape_.count() / shape_[0] : 0;
+    index_t most = 0;
+    for (index_t r : global_rows_) most = r > most ? r : most;
+    const std::size_t per = static_cast<std::size_t>(most * row);
+    std::vector<T> mine(per), all(per * global_rows_.size()), h;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < shards_.size(); ++i) {
+      detail::device_guard<Target> g(devices_[static_cast<int>(i)]);
+      const std::size_t n = static_cast<std::size_t>(shards_[i].size());
+      detail::memory<Target>::copy_to_host(mine.data() + at, shards_[i].data(), n * sizeof(T), shards_[i].stream());
+      at += n;
+    }
+    devices_.comm().allgather_bytes(mine.data(), per * sizeof(T), all.data());
+    h.reserve(static_cast<std::size_t>(size()));
+    for (std::size_t r = 0; r < global_rows_.size(); ++r)
+      h.insert(h.end(), all.begin() + static_cast<std::ptrdiff_t>(r * per),
+               all.begin() + static_cast<std::ptrdiff_t>(r * per + static_cast<std::size_t>(global_rows_[r] * row)));
+    return h;
+  }
+
   void release() noexcept {
     // Each shard is freed with its device current (its pool's device).
     for (std::size_t i = 0; i < shards_.size(); ++i) {
@@ -162,7 +285,22 @@ class sharded_array {
   ufunc::shape shape_{0};
   device_set devices_{std::vector<int>{}};
   std::vector<index_t> rows_;
+  std::vector<index_t> global_rows_;  ///< every rank's rows (a set spanning processes only)
   std::vector<shard_type> shards_;
 };
+
+namespace detail {
+template <class T, class Target>
+sharded_array<T, Target> sharded_access::assemble(device_set d, std::vector<array<T, Target>> shards,
+                                                  const std::vector<index_t>& global_rows) {
+  if (!d.spans_processes()) return sharded_array<T, Target>::from_shards(std::move(d), std::move(shards));
+  auto s = sharded_array<T, Target>::from_shards(device_set(d.ids()), std::move(shards));
+  s.devices_ = std::move(d);
+  s.global_rows_ = global_rows;
+  s.shape_[0] = 0;
+  for (index_t r : global_rows) s.shape_[0] += r;
+  return s;
+}
+}  // namespace detail
 
 }  // namespace ufunc

@@ -8,8 +8,12 @@
 // sharded.hpp includes it (scripts/check_layers.py).
 #pragma once
 
+#include <cstdint>
+#include <cstring>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -55,6 +59,11 @@ int device_count() {
 template <class Target>
 void check_devices(const device_set& d, const char* what) {
   check_device_ids(d.ids(), device_count<Target>(), what);
+  if constexpr (is_gpu_target<Target>())
+    if (d.spans_processes())
+      throw value_error(std::string(what) + ": sharded arrays across processes (the device set " + d.str() +
+                        ") hold host shards only in this version: GPU shards across ranks (NCCL between them) "
+                        "are not built yet");
   if constexpr (is_gpu_target<Target>() && !collectives<Target>::available)
     if (d.size() > 1)
       throw value_error(std::string(what) + ": sharding over " + std::to_string(d.size()) + " GPUs " + d.str() +
@@ -382,7 +391,8 @@ void visit_leaves(V& visit, const X& x) {
 /// What a sharded call runs over, found (and checked) before any work.
 struct sharded_plan {
   device_set devices{std::vector<int>{}};
-  std::vector<index_t> rows;
+  std::vector<index_t> rows;         ///< this process's shards' rows
+  std::vector<index_t> global_rows;  ///< every shard's rows (one per rank across processes)
   shape bshape;  ///< the broadcast global shape of the inputs
   int rank = 0;
 };
@@ -408,8 +418,10 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
       first = d;
       p.devices = s.devices();
       p.rows = s.rows();
+      p.global_rows = s.global_rows();
       p.rank = s.ndim();
-    } else if (s.devices() != p.devices || s.rows() != p.rows || s.ndim() != p.rank) {
+    } else if (s.devices() != p.devices || s.rows() != p.rows || s.global_rows() != p.global_rows ||
+               s.ndim() != p.rank) {
       throw shape_error(std::string(name) + ": sharded operands must be sharded alike (same devices, same rows per "
                         "shard, same rank), but the " + first + " and the " + d + " are not");
     }
@@ -441,6 +453,73 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
       throw shape_error(std::string(name) + ": the sharded out has shape " + os.str() + " but the inputs broadcast to " +
                         p.bshape.str());
   return p;
+}
+
+// ---- across processes ---------------------------------------------------------
+
+/// Across processes, checks that every rank makes the same call before any of
+/// them enters a collective of it: the ranks exchange a description of the call
+/// (its name, the global shape, every rank's rows, the plain operands' shapes),
+/// and a difference throws shape_error on every rank, naming both, instead of
+/// leaving ranks waiting for each other. Nothing to do in one process.
+template <class... A>
+void agree_across_ranks(const sharded_plan& p, const std::string& name, const A&... a) {
+  if (!p.devices.spans_processes()) return;
+  std::string d = name + " of shape " + p.bshape.str() + " as rows " + rows_str(p.global_rows);
+  auto visit = [&](const auto& x) {
+    using B = bare_t<decltype(x)>;
+    if constexpr (!is_sharded<B>::value && !is_out<B>::value && arg_traits<B>::is_array)
+      d += ", a plain array of shape " + x.shape().str();
+  };
+  (visit_leaves(visit, a), ...);
+  (void)visit;
+  struct desc {
+    char text[240];
+  };
+  desc mine{};
+  d.copy(mine.text, sizeof(mine.text) - 1);
+  const auto all = p.devices.comm().allgather(mine);
+  for (std::size_t r = 0; r < all.size(); ++r)
+    if (std::string(all[r].text) != std::string(mine.text))
+      throw shape_error(name + ": the ranks disagree: rank " + std::to_string(r) + " called " +
+                        all[r].text + ", rank " + std::to_string(p.devices.rank()) + " " + mine.text +
+                        " (every rank makes the same sharded calls, in the same order)");
+}
+
+/// The status exchange of across_ranks (also for a phase that then exchanges data).
+inline void rank_status(const device_set& d, const char* name, const std::exception_ptr& err) {
+  const auto st = d.comm().allgather(static_cast<int>(err != nullptr));
+  if (err) std::rethrow_exception(err);
+  for (std::size_t r = 0; r < st.size(); ++r)
+    if (st[r])
+      throw communication_error(std::string(name) + ": rank " + std::to_string(r) +
+                                " failed (its error was thrown there); this rank's part is discarded");
+}
+
+/// Runs fn() on this rank, then (across processes) exchanges whether it
+/// failed: the failed rank throws its own exception, every other rank a
+/// communication_error naming it, so that no rank goes on to a collective the
+/// failed one never enters. In one process, fn() alone.
+template <class Fn>
+decltype(auto) across_ranks(const device_set& d, const char* name, Fn&& fn) {
+  if (!d.spans_processes()) return fn();
+  using R = decltype(fn());
+  using Held = std::conditional_t<std::is_reference_v<R>, std::remove_reference_t<R>*, std::optional<R>>;
+  Held held{};
+  std::exception_ptr err;
+  try {
+    if constexpr (std::is_reference_v<R>)
+      held = &fn();
+    else
+      held.emplace(fn());
+  } catch (...) {
+    err = std::current_exception();
+  }
+  rank_status(d, name, err);
+  if constexpr (std::is_reference_v<R>)
+    return static_cast<R>(*held);
+  else
+    return R(std::move(*held));
 }
 
 /// Frees arrays with their own device current.
@@ -525,6 +604,65 @@ struct reducer_parts<reducer<AccO, Map, Op, Init, Kind>> {
   using init = Init;
   using kind = Kind;
 };
+
+/// Across processes, the partial results of the ranks (`local()`: this rank's,
+/// none on a rank without rows; each of shape `part`) folded with `op` in rank
+/// order into an array on this rank's first device, the same on every rank.
+/// The ranks exchange their partials through host memory (one allgather, each
+/// partial behind a status word: a rank whose local() threw makes every rank
+/// throw, as across_ranks does).
+template <class Target, class Res, class Op, class Local>
+array<Res, Target> fold_across_ranks(const device_set& d, const char* name, Local&& local, const Op& op,
+                                     const shape& part) {
+  std::optional<array<Res, Target>> mine;
+  std::exception_ptr err;
+  try {
+    mine = local();
+  } catch (...) {
+    err = std::current_exception();
+  }
+  struct header {
+    std::int64_t failed, has;
+  };
+  const std::size_t bytes = static_cast<std::size_t>(part.count()) * sizeof(Res);
+  const std::size_t per = sizeof(header) + bytes;
+  std::vector<unsigned char> send(per), recv(per * static_cast<std::size_t>(d.ranks()));
+  const header h{err ? 1 : 0, mine && !err ? 1 : 0};
+  std::memcpy(send.data(), &h, sizeof(h));
+  if (h.has) {
+    device_guard<Target> g(d[0]);
+    memory<Target>::copy_to_host(send.data() + sizeof(h), mine->data(), bytes, mine->stream());
+  }
+  d.comm().allgather_bytes(send.data(), per, recv.data());
+  if (err) std::rethrow_exception(err);
+  for (int r = 0; r < d.ranks(); ++r) {
+    header hr;
+    std::memcpy(&hr, recv.data() + static_cast<std::size_t>(r) * per, sizeof(hr));
+    if (hr.failed)
+      throw communication_error(std::string(name) + ": rank " + std::to_string(r) +
+                                " failed (its error was thrown there); this rank's part is discarded");
+  }
+  device_guard<Target> g(d[0]);
+  const stream_ref s0 = shard_stream<Target>(d[0]);
+  using fold_t = fold_fn<acc_op<Res, Op>>;
+  const vectorized<Target, fold_t> fold(fold_t{acc_op<Res, Op>{op}}, name);
+  std::optional<array<Res, Target>> acc;
+  for (int r = 0; r < d.ranks(); ++r) {
+    const unsigned char* at = recv.data() + static_cast<std::size_t>(r) * per;
+    header hr;
+    std::memcpy(&hr, at, sizeof(hr));
+    if (!hr.has) continue;
+    array<Res, Target> x(part, s0);
+    memory<Target>::copy_from_host(x.data(), at + sizeof(hr), bytes, s0);
+    if (!acc)
+      acc = std::move(x);
+    else
+      fold(*acc, x, ufunc::out(*acc), s0);
+  }
+  s0.synchronize();
+  if (!acc) throw value_error(std::string(name) + ": no rank holds rows (internal: the caller checks the count)");
+  return std::move(*acc);
+}
 
 // ---- lazy expressions over sharded arrays ------------------------------------
 
@@ -630,6 +768,13 @@ struct sharded_ops {
     using Target = typename E::target_type;
     const sharded_plan p = plan_sharded("ufunc::evaluate", e, c...);
     check_devices<Target>(p.devices, "ufunc::evaluate");
+    agree_across_ranks(p, "ufunc::evaluate", e, c...);
+    return across_ranks(p.devices, "ufunc::evaluate", [&]() -> decltype(auto) { return evaluate_here<has_out>(p, e, c...); });
+  }
+
+  template <bool has_out, class E, class... C>
+  static decltype(auto) evaluate_here(const sharded_plan& p, const E& e, C&&... c) {
+    using Target = typename E::target_type;
     const std::vector<int>& ids = p.devices.ids();
     auto pe = prepare_arg(e, ids);
     auto pc = std::make_tuple(prepare_arg(c, ids)...);
@@ -652,7 +797,7 @@ struct sharded_ops {
       using Arr = typename decltype(res)::value_type;
       static_assert(arg_traits<Arr>::is_array,
                     "ufunc: functions with several outputs are not supported on sharded arrays");
-      return sharded_array<typename Arr::value_type, Target>::from_shards(p.devices, std::move(res));
+      return sharded_access::assemble(p.devices, std::move(res), p.global_rows);
     }
   }
 
@@ -663,6 +808,12 @@ struct sharded_ops {
     constexpr bool has_out = (is_out<bare_t<Args>>::value || ...);
     const sharded_plan p = plan_sharded(f.name(), args...);
     check_devices<Target>(p.devices, f.name());
+    agree_across_ranks(p, f.name(), args...);
+    return across_ranks(p.devices, f.name(), [&]() -> decltype(auto) { return call_here<has_out>(p, f, args...); });
+  }
+
+  template <bool has_out, class Target, class F, class... Args>
+  static decltype(auto) call_here(const sharded_plan& p, const vectorized<Target, F>& f, Args&&... args) {
     const std::vector<int>& ids = p.devices.ids();
     auto prep = std::make_tuple(prepare_arg(args, ids)...);
     staged_outputs staged;
@@ -677,7 +828,7 @@ struct sharded_ops {
       using Arr = typename decltype(res)::value_type;
       static_assert(arg_traits<Arr>::is_array,
                     "ufunc: functions with several outputs are not supported on sharded arrays");
-      return sharded_array<typename Arr::value_type, Target>::from_shards(p.devices, std::move(res));
+      return sharded_access::assemble(p.devices, std::move(res), p.global_rows);
     }
   }
 
@@ -747,6 +898,14 @@ struct sharded_ops {
     if (red_count == 0 && !has_init)  // the unsharded call's check and message, on the global shape
       throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
                         axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
+    if (p.devices.spans_processes()) {
+      std::string what = std::string(r.name()) + " over axes {";
+      for (int d = 0; d < p.rank; ++d)
+        if (mask[static_cast<std::size_t>(d)]) what += std::to_string(d) + ",";
+      what += o.keepdims ? "} keepdims" : "}";
+      agree_across_ranks(p, what, args...);
+    }
+    const bool multi = p.devices.spans_processes();
     // Only now (every check made) plain operands are replicated to the devices.
     Prep prep = std::make_tuple(prepare_arg(args, ids)...);
     auto run_shard = [&](const auto& red, int i, stream_ref st) { return shard_call(red, prep, i, st); };
@@ -764,37 +923,70 @@ struct sharded_ops {
     };
     if constexpr (!scalar) {
       if (!mask[0]) {  // axis 0 kept: every shard's rows of the result stay on its device
-        auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) { return run_shard(r, i, st); });
-        return sharded_array<Res, Target>::from_shards(p.devices, std::move(res));
+        return across_ranks(p.devices, r.name(), [&] {
+          auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) { return run_shard(r, i, st); });
+          return sharded_access::assemble(p.devices, std::move(res), p.global_rows);
+        });
       }
       if (kept_count == 0) {  // an empty result (the reduced range is not): nothing to compute
-        auto res = for_each_shard<Target>(std::vector<int>{ids[0]},
-                                          [&](int, stream_ref st) { return Arr(shape(result_dims), st); });
-        return across(std::move(res[0]));
+        return across_ranks(p.devices, r.name(), [&] {
+          auto res = for_each_shard<Target>(std::vector<int>{ids[0]},
+                                            [&](int, stream_ref st) { return Arr(shape(result_dims), st); });
+          return across(std::move(res[0]));
+        });
       }
     }
     if (red_count == 0) {  // no element anywhere: shard 0 gives the identity or initial value (a mean's NaN)
-      auto res = for_each_shard<Target>(std::vector<int>{ids[0]}, [&](int, stream_ref st) { return run_shard(r, 0, st); });
-      return across(std::move(res[0]));
+      return across_ranks(p.devices, r.name(), [&] {
+        auto res =
+            for_each_shard<Target>(std::vector<int>{ids[0]}, [&](int, stream_ref st) { return run_shard(r, 0, st); });
+        return across(std::move(res[0]));
+      });
     }
     // Every shard with rows has a non-empty reduced range (red_count > 0).
     std::vector<int> live;
     for (std::size_t i = 0; i < p.rows.size(); ++i)
       if (p.rows[i] > 0) live.push_back(static_cast<int>(i));
+    // The initial value once: on the first shard with rows of the whole array
+    // (across processes, of the first rank with rows).
+    bool init_here = true;
+    if (multi)
+      for (std::size_t g = 0; g < p.global_rows.size(); ++g)
+        if (p.global_rows[g] > 0) {
+          init_here = static_cast<int>(g) == p.devices.rank();
+          break;
+        }
     const reducer<Res, typename parts::map, plus, default_init, plain_kind> mean_sum(r.map_fn(), plus{}, default_init{},
                                                                                     r.name());
-    auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
-      if (p.rows[static_cast<std::size_t>(i)] == 0) return Arr();
-      if constexpr (is_mean) return run_shard(mean_sum, i, st);
-      else return i == live[0] ? run_shard(r, i, st) : run_shard(rest, i, st);  // the initial value once
-    }, false);
-    try {
-      const UsedOp used_op = [&] {
-        if constexpr (is_mean) return plus{};
-        else return r.op_fn();
-      }();
-      Arr out = combine_partials<Target, UsedOp, Res>(partial, live, ids, used_op, r.name());
-      release_on<Target>(partial, ids);
+    const UsedOp used_op = [&] {
+      if constexpr (is_mean) return plus{};
+      else return r.op_fn();
+    }();
+    // This process's shards combined (none across processes on a rank without rows).
+    auto local_part = [&]() -> std::optional<Arr> {
+      if (live.empty()) return std::nullopt;
+      auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+        if (p.rows[static_cast<std::size_t>(i)] == 0) return Arr();
+        if constexpr (is_mean) return run_shard(mean_sum, i, st);
+        else return i == live[0] && init_here ? run_shard(r, i, st) : run_shard(rest, i, st);
+      }, false);
+      try {
+        Arr out = combine_partials<Target, UsedOp, Res>(partial, live, ids, used_op, r.name());
+        release_on<Target>(partial, ids);
+        return out;
+      } catch (...) {
+        try {
+          drain<Target>(ids);
+        } catch (...) {
+        }
+        release_on<Target>(partial, ids);
+        throw;
+      }
+    };
+    {
+      Arr out = multi ? fold_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op,
+                                                       scalar ? shape() : shape(result_dims))
+                      : std::move(*local_part());
       if constexpr (is_mean) {  // the division once, by the global count (as finish_mean on one device)
         using fin_t = finish_fn<finish_mean<Res>>;
         const fin_t fin{finish_mean<Res>{red_count}};
@@ -811,13 +1003,6 @@ struct sharded_ops {
       } else {
         return across(std::move(out));
       }
-    } catch (...) {
-      try {
-        drain<Target>(ids);
-      } catch (...) {
-      }
-      release_on<Target>(partial, ids);
-      throw;
     }
   }
 

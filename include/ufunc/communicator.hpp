@@ -1,0 +1,87 @@
+// ufunc::communicator: the processes (ranks) a sharded array spans when a job
+// runs one process per GPU or per host (mpiexec, srun). This header needs no MPI:
+// a communicator is made by ufunc/mpi.hpp (`ufunc::mpi_communicator`), which is
+// the only header that includes <mpi.h>. A default-constructed communicator is
+// this process alone.
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "config.hpp"
+#include "error.hpp"
+
+namespace ufunc {
+namespace detail {
+
+/// What a communicator's collectives run on. Every member but rank/size is
+/// collective: every rank calls it, in the same order.
+struct comm_transport {
+  virtual ~comm_transport() = default;
+  virtual int rank() const noexcept = 0;
+  virtual int size() const noexcept = 0;
+  /// This rank's index among the ranks on its host (which GPU it takes).
+  virtual int local_rank() const noexcept = 0;
+  /// recv[r * bytes, (r + 1) * bytes) = rank r's send (`bytes` equal on every
+  /// rank); communication_error when the transport fails.
+  virtual void allgather(const void* send, std::size_t bytes, void* recv) const = 0;
+  /// Ends every rank of the job (the last resort: MPI_Abort).
+  virtual void abort(int code) const noexcept = 0;
+};
+
+}  // namespace detail
+
+/// The ranks taking part in sharded operations across processes: one shard per
+/// rank (`ufunc::device_set(comm)`). Copies share the same transport. Made by
+/// `ufunc::mpi_communicator(MPI_Comm)` (ufunc/mpi.hpp); default-constructed, it
+/// is this process alone (rank 0 of 1). The transport must outlive every array
+/// and device set made over it, and (MPI) MPI must stay initialised meanwhile.
+class communicator {
+ public:
+  communicator() = default;
+  explicit communicator(std::shared_ptr<const detail::comm_transport> t) : t_(std::move(t)) {}
+
+  /// This process's rank, 0 .. size() - 1.
+  int rank() const noexcept { return t_ ? t_->rank() : 0; }
+  /// The number of ranks.
+  int size() const noexcept { return t_ ? t_->size() : 1; }
+  /// This rank's index among the ranks on the same host.
+  int local_rank() const noexcept { return t_ ? t_->local_rank() : 0; }
+  /// Whether this spans processes (made over a transport), even one.
+  bool spans_processes() const noexcept { return t_ != nullptr; }
+
+  /// Every rank's `x`, in rank order (collective; T trivially copyable).
+  template <class T>
+  std::vector<T> allgather(const T& x) const {
+    static_assert(std::is_trivially_copyable_v<T>, "ufunc::communicator::allgather: a trivially copyable value");
+    std::vector<T> all(static_cast<std::size_t>(size()));
+    allgather_bytes(&x, sizeof(T), all.data());
+    return all;
+  }
+  /// recv[r * bytes, (r + 1) * bytes) = rank r's `bytes` bytes at `send`
+  /// (collective; `bytes` equal on every rank; recv holds size() * bytes).
+  void allgather_bytes(const void* send, std::size_t bytes, void* recv) const {
+    if (t_)
+      t_->allgather(send, bytes, recv);
+    else if (bytes)
+      std::memcpy(recv, send, bytes);
+  }
+  /// Ends every rank of the job (MPI_Abort); this process alone without a transport.
+  [[noreturn]] void abort(int code) const noexcept {
+    if (t_) t_->abort(code);
+    std::abort();
+  }
+
+  friend bool operator==(const communicator& a, const communicator& b) noexcept { return a.t_ == b.t_; }
+  friend bool operator!=(const communicator& a, const communicator& b) noexcept { return !(a == b); }
+
+ private:
+  std::shared_ptr<const detail::comm_transport> t_;
+};
+
+}  // namespace ufunc

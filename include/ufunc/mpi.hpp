@@ -1,0 +1,97 @@
+// ufunc::mpi_communicator: a ufunc::communicator over the ranks of an MPI
+// communicator, for sharded arrays across processes (one shard per rank). The
+// only ufunc header that includes <mpi.h>: programs that do not use MPI do not
+// depend on it. Link the program with MPI (CMake: MPI::MPI_CXX).
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "communicator.hpp"
+#include "error.hpp"
+
+namespace ufunc {
+namespace detail {
+
+/// The communicator's collectives as MPI calls on a duplicate of the caller's
+/// communicator (the library's messages never match the caller's), which
+/// returns errors instead of aborting (MPI_ERRORS_RETURN): they become
+/// communication_error.
+class mpi_transport final : public comm_transport {
+ public:
+  explicit mpi_transport(MPI_Comm comm) {
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init) throw value_error("ufunc::mpi_communicator: MPI is not initialised (call MPI_Init first)");
+    check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    MPI_Comm node;  // the ranks sharing this host's memory: the local rank picks a GPU
+    check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    MPI_Comm_rank(node, &local_);
+    MPI_Comm_free(&node);
+  }
+  ~mpi_transport() override {
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Comm_free(&comm_);
+  }
+  mpi_transport(const mpi_transport&) = delete;
+  mpi_transport& operator=(const mpi_transport&) = delete;
+
+  int rank() const noexcept override { return rank_; }
+  int size() const noexcept override { return size_; }
+  int local_rank() const noexcept override { return local_; }
+
+  void allgather(const void* send, std::size_t bytes, void* recv) const override {
+    // MPI counts are int: pieces of at most 1 GiB per rank.
+    constexpr std::size_t piece = std::size_t(1) << 30;
+    if (bytes <= piece) {
+      check(MPI_Allgather(send, static_cast<int>(bytes), MPI_BYTE, recv, static_cast<int>(bytes), MPI_BYTE, comm_),
+            "MPI_Allgather");
+      return;
+    }
+    std::vector<unsigned char> tmp(piece * static_cast<std::size_t>(size_));
+    for (std::size_t off = 0; off < bytes; off += piece) {
+      const std::size_t n = std::min(piece, bytes - off);
+      check(MPI_Allgather(static_cast<const unsigned char*>(send) + off, static_cast<int>(n), MPI_BYTE, tmp.data(),
+                          static_cast<int>(n), MPI_BYTE, comm_),
+            "MPI_Allgather");
+      for (int r = 0; r < size_; ++r)
+        std::memcpy(static_cast<unsigned char*>(recv) + static_cast<std::size_t>(r) * bytes + off,
+                    tmp.data() + static_cast<std::size_t>(r) * n, n);
+    }
+  }
+  void abort(int code) const noexcept override { MPI_Abort(comm_, code); }
+
+ private:
+  static void check(int rc, const char* call) {
+    if (rc == MPI_SUCCESS) return;
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    throw communication_error(std::string("ufunc: ") + call + " failed: " + std::string(msg, static_cast<std::size_t>(len)));
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1, local_ = 0;
+};
+
+}  // namespace detail
+
+/// A communicator over the ranks of `comm` (collective over `comm`; MPI must be
+/// initialised, and stay so while the communicator, or any device set or
+/// sharded array made over it, lives). The library works on its own duplicate
+/// of `comm`.
+inline communicator mpi_communicator(MPI_Comm comm = MPI_COMM_WORLD) {
+  return communicator(std::make_shared<const detail::mpi_transport>(comm));
+}
+
+}  // namespace ufunc

@@ -1,0 +1,276 @@
+// Sharded arrays across MPI ranks (issue 40), host shards: run under
+// `mpiexec -n R` (ctest runs R = 1, 2, 3). Every rank builds the same random
+// data (a fixed seed), makes the sharded call and checks the result against a
+// plain loop over the whole data; the ranks' failure counts are summed at the
+// end and every rank exits non-zero if any rank failed.
+#include <ufunc/mpi.hpp>
+#include <ufunc/ufunc.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using host = ufunc::target::host;
+using ufunc::index_t;
+
+int failures = 0;
+int rank_ = 0;
+
+void check(bool ok, const std::string& what) {
+  if (!ok) {
+    ++failures;
+    std::fprintf(stderr, "rank %d: FAILED: %s\n", rank_, what.c_str());
+  }
+}
+ufunc::array<float, host> host_array(const std::vector<float>& v, const ufunc::shape& s) {
+  ufunc::array<float, host> a(s);
+  std::copy(v.begin(), v.end(), a.data());
+  return a;
+}
+
+bool close(double got, double want, double rel) { return std::fabs(got - want) <= rel * (std::fabs(want) + 1e-30); }
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+const auto add = ufunc::vectorize([] UFUNC_HD(float a, float b) { return a + b; });
+const auto pdf = ufunc::vectorize([] UFUNC_HD(float x, float mu) {
+  const float z = x - mu;
+  return 0.3989422804f * std::exp(-0.5f * z * z);
+});
+
+// A sharded (n, 3) float array and an (n, 3) int array from the same data on every rank.
+void run_case(const ufunc::device_set& d, index_t n) {
+  const int P = d.ranks();
+  const std::string at = " (n = " + std::to_string(n) + ", " + std::to_string(P) + " ranks)";
+  const auto h = random_floats(static_cast<std::size_t>(n * 3), 7u + static_cast<unsigned>(n));
+  const auto x = ufunc::shard<host>(h, ufunc::shape{n, 3}, d);
+
+  // The split: NumPy's array_split rows over the ranks, this rank's rows local.
+  const auto want_rows = ufunc::detail::split_rows(n, P);
+  check(x.shape() == ufunc::shape({n, 3}), "global shape " + x.shape().str() + at);
+  check(x.global_rows() == want_rows, "global rows " + x.sharding() + at);
+  check(x.rows().size() == 1 && x.rows()[0] == want_rows[static_cast<std::size_t>(d.rank())], "local rows" + at);
+  index_t first = 0;
+  for (int r = 0; r < d.rank(); ++r) first += want_rows[static_cast<std::size_t>(r)];
+  check(x.row_offsets() == std::vector<index_t>{first}, "row offset" + at);
+  check(x.shard(0).size() == want_rows[static_cast<std::size_t>(d.rank())] * 3, "local shard size" + at);
+  bool local_ok = true;
+  for (index_t k = 0; k < x.shard(0).size(); ++k) local_ok &= x.shard(0).data()[k] == h[static_cast<std::size_t>(first * 3 + k)];
+  check(local_ok, "local shard holds this rank's rows" + at);
+  check(x.to_host() == h, "to_host gathers every rank's rows" + at);
+
+  // Elementwise, with a plain (replicated) operand broadcast along the rows.
+  const std::vector<float> mu_h = {0.1f, -0.2f, 0.3f};
+  const auto mu = host_array(mu_h, ufunc::shape{3});
+  const auto y = pdf(x, mu);
+  const auto yh = y.to_host();
+  bool pdf_ok = yh.size() == h.size() && y.global_rows() == want_rows;
+  for (std::size_t k = 0; pdf_ok && k < h.size(); ++k) {
+    const float z = h[k] - mu_h[k % 3];
+    pdf_ok = close(yh[k], 0.3989422804 * std::exp(-0.5 * double(z) * z), 1e-5);
+  }
+  check(pdf_ok, "pdf(x, mu)" + at);
+  auto y2 = ufunc::empty<float, host>(ufunc::shape{n, 3}, d);
+  pdf(x, mu, ufunc::out(y2));
+  check(y2.to_host() == yh, "pdf(x, mu, out(y))" + at);
+
+  // A lazy expression, one fused pass per rank.
+  const auto e = ufunc::evaluate(ufunc::lazy(x) * 2.0f + y);
+  const auto eh = e.to_host();
+  bool lazy_ok = eh.size() == h.size();
+  for (std::size_t k = 0; lazy_ok && k < h.size(); ++k) lazy_ok = close(eh[k], 2.0 * h[k] + yh[k], 1e-6);
+  check(lazy_ok, "evaluate(lazy(x) * 2 + y)" + at);
+
+  // Reductions across the ranks: whole, axis 0, axis 1 (kept sharded), mean,
+  // max, a sum with an initial value (applied once), integers exactly.
+  double s = 0, sabs = 0, mx = -1e30;
+  std::vector<double> col(3, 0.0);
+  for (std::size_t k = 0; k < h.size(); ++k) {
+    s += h[k];
+    sabs += std::fabs(h[k]);
+    mx = std::max(mx, double(h[k]));
+    col[k % 3] += h[k];
+  }
+  const double tol = 64 * 1.2e-7;  // (log2(3n) + ranks) eps of sum|x|, generously
+  if (n > 0) {
+    const float got = ufunc::sum(x);
+    check(std::fabs(got - s) <= tol * sabs, "sum(x) = " + std::to_string(got) + ", loop " + std::to_string(s) + at);
+    const float m = ufunc::mean(x);
+    check(std::fabs(m - s / double(n * 3)) <= tol * sabs / double(n * 3), "mean(x)" + at);
+    check(float(ufunc::max(x)) == float(mx), "max(x)" + at);
+    const float g5 = ufunc::reduce(ufunc::plus{}, 5.0f)(x);
+    check(std::fabs(g5 - (s + 5)) <= tol * (sabs + 5), "sum with initial 5 (applied once) = " + std::to_string(g5) + at);
+  } else {
+    check(float(ufunc::sum(x)) == 0.f, "sum of no rows is 0" + at);
+    check(std::isnan(float(ufunc::mean(x))), "mean of no rows is NaN" + at);
+    bool threw = false;
+    try {
+      (void)ufunc::max(x);
+    } catch (const ufunc::value_error&) {
+      threw = true;
+    }
+    check(threw, "max of no rows: value_error on every rank" + at);
+  }
+  const auto c0 = ufunc::sum(x, ufunc::axis(0));
+  const auto c0h = c0.to_host();
+  bool c0_ok = c0h.size() == 3;
+  for (int j = 0; c0_ok && j < 3; ++j) c0_ok = std::fabs(c0h[static_cast<std::size_t>(j)] - col[static_cast<std::size_t>(j)]) <= tol * (sabs + 1);
+  check(c0_ok, "sum(x, axis 0)" + at);
+  const auto r1 = ufunc::sum(x, ufunc::axis(1));
+  const auto r1h = r1.to_host();
+  bool r1_ok = r1h.size() == static_cast<std::size_t>(n) && r1.global_rows() == want_rows;
+  for (index_t i = 0; r1_ok && i < n; ++i) {
+    const double w = double(h[static_cast<std::size_t>(3 * i)]) + h[static_cast<std::size_t>(3 * i + 1)] + h[static_cast<std::size_t>(3 * i + 2)];
+    r1_ok = std::fabs(r1h[static_cast<std::size_t>(i)] - w) <= 1e-6;
+  }
+  check(r1_ok, "sum(x, axis 1) stays sharded" + at);
+
+  std::vector<int> hi(h.size());
+  long long si = 0;
+  for (std::size_t k = 0; k < h.size(); ++k) si += hi[k] = static_cast<int>(h[k] * 1000);
+  const auto xi = ufunc::shard<host>(hi, ufunc::shape{n, 3}, d);
+  check(static_cast<long long>(ufunc::sum(xi)) == si, "integer sum exact" + at);
+
+  // matmul: A sharded by rows times a replicated B.
+  const auto hb = random_floats(3 * 4, 99);
+  const auto B = host_array(hb, ufunc::shape{3, 4});
+  const auto C = ufunc::matmul(x, B).to_host();
+  bool mm_ok = C.size() == static_cast<std::size_t>(n * 4);
+  for (index_t i = 0; mm_ok && i < n; ++i)
+    for (int j = 0; mm_ok && j < 4; ++j) {
+      double w = 0;
+      for (int k = 0; k < 3; ++k) w += double(h[static_cast<std::size_t>(3 * i + k)]) * hb[static_cast<std::size_t>(4 * k + j)];
+      mm_ok = std::fabs(C[static_cast<std::size_t>(4 * i + j)] - w) <= 1e-5;
+    }
+  check(mm_ok, "matmul(x, B)" + at);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int failed_all = 0;
+  {
+    const ufunc::communicator comm = ufunc::mpi_communicator(MPI_COMM_WORLD);
+    rank_ = comm.rank();
+    int mpi_rank = 0, mpi_size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpi_size);
+    check(comm.rank() == mpi_rank && comm.size() == mpi_size, "communicator rank and size");
+    const auto ranks = comm.allgather(comm.rank() * 10 + 1);
+    bool ag = static_cast<int>(ranks.size()) == mpi_size;
+    for (int r = 0; ag && r < mpi_size; ++r) ag = ranks[static_cast<std::size_t>(r)] == r * 10 + 1;
+    check(ag, "allgather");
+    const ufunc::device_set d(comm);
+    check(d.spans_processes() && d.ranks() == mpi_size && d.rank() == mpi_rank && d.size() == 1, "device_set(comm)");
+
+    for (index_t n : {index_t(0), index_t(1), index_t(mpi_size - 1 > 0 ? mpi_size - 1 : 2), index_t(mpi_size), index_t(7),
+                      index_t(1000), index_t(100003)})
+      run_case(d, n);
+
+    // Shards made by each rank from its own rows (a different count per rank).
+    {
+      const index_t mine = 2 + comm.rank();
+      std::vector<float> local(static_cast<std::size_t>(mine * 2), float(comm.rank()));
+      std::vector<ufunc::array<float, host>> parts;
+      parts.push_back(host_array(local, ufunc::shape{mine, 2}));
+      const auto a = ufunc::sharded_array<float, host>::from_shards(d, std::move(parts));
+      index_t total = 0;
+      double want = 0;
+      for (int r = 0; r < mpi_size; ++r) {
+        total += 2 + r;
+        want += double(r) * 2 * (2 + r);
+      }
+      check(a.shape() == ufunc::shape({total, 2}), "from_shards: global shape " + a.sharding());
+      check(float(ufunc::sum(a)) == float(want), "from_shards: sum of every rank's rows");
+    }
+
+    // Ranks that disagree: shape_error on every rank, none left waiting.
+    if (mpi_size > 1) {
+      bool threw = false;
+      try {
+        (void)ufunc::empty<float, host>(ufunc::shape{10 + comm.rank(), 2}, d);
+      } catch (const ufunc::shape_error& e) {
+        threw = std::string(e.what()).find("disagree") != std::string::npos;
+      }
+      check(threw, "empty with a different shape per rank: shape_error on every rank");
+      const auto x = ufunc::zeros<float, host>(ufunc::shape{8, 4}, d);
+      const auto b = host_array(std::vector<float>(4, 0.f), comm.rank() == 0 ? ufunc::shape{4} : ufunc::shape{1, 4});
+      threw = false;
+      try {
+        (void)add(x, b);
+      } catch (const ufunc::shape_error& e) {
+        threw = std::string(e.what()).find("disagree") != std::string::npos;
+      }
+      check(threw, "a plain operand of a different shape per rank: shape_error on every rank");
+      threw = false;
+      try {
+        (void)ufunc::sum(x, ufunc::axis(comm.rank() == 0 ? 0 : 1));
+      } catch (const ufunc::shape_error&) {
+        threw = true;
+      }
+      check(threw, "a reduction over different axes per rank: shape_error on every rank");
+      std::vector<ufunc::array<float, host>> parts;
+      parts.push_back(host_array(std::vector<float>(6, 1.f), ufunc::shape{2, 3}));
+      if (comm.rank() != 0) parts[0] = host_array(std::vector<float>(2, 1.f), ufunc::shape{2, 1});
+      threw = false;
+      try {
+        (void)ufunc::sharded_array<float, host>::from_shards(d, std::move(parts));
+      } catch (const ufunc::shape_error&) {
+        threw = true;
+      }
+      check(threw, "from_shards with different dims after axis 0 per rank: shape_error on every rank");
+    }
+
+    // A function that throws on one rank's rows: that rank gets its exception,
+    // the others communication_error; the next call works on every rank.
+    {
+      const index_t n = 6 * mpi_size;
+      std::vector<float> hv(static_cast<std::size_t>(n), 1.f);
+      hv[static_cast<std::size_t>(n - 1)] = -1.f;  // the last rank's rows
+      const auto v = ufunc::shard<host>(hv, ufunc::shape{n}, d);
+      const auto twice = [](float a) {
+        if (a < 0) throw std::runtime_error("negative input");
+        return a * 2;
+      };
+      const auto picky = ufunc::vectorize(twice);
+      int got = 0;  // 1 its own error, 2 communication_error
+      try {
+        (void)picky(v);
+      } catch (const ufunc::communication_error&) {
+        got = 2;
+      } catch (const std::runtime_error& e) {
+        got = std::string(e.what()) == "negative input" ? 1 : 3;
+      }
+      check(got == (comm.rank() == mpi_size - 1 ? 1 : 2), "a throwing function on one rank: got " + std::to_string(got));
+      got = 0;
+      try {
+        (void)ufunc::map_reduce(twice, ufunc::plus{})(v);
+      } catch (const ufunc::communication_error&) {
+        got = 2;
+      } catch (const std::runtime_error& e) {
+        got = std::string(e.what()) == "negative input" ? 1 : 3;
+      }
+      check(got == (comm.rank() == mpi_size - 1 ? 1 : 2), "a throwing map in a sum on one rank: got " + std::to_string(got));
+      check(float(ufunc::sum(v)) == float(n - 2), "a call after the failures");
+    }
+
+    MPI_Allreduce(&failures, &failed_all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank_ == 0)
+      std::printf("test_mpi: %d ranks, %s (%d failures over all ranks)\n", mpi_size, failed_all ? "FAILED" : "ok",
+                  failed_all);
+  }
+  MPI_Finalize();
+  return failed_all ? 1 : 0;
+}
