@@ -8,7 +8,9 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -32,6 +34,20 @@ struct comm_transport {
   virtual void allgather(const void* send, std::size_t bytes, void* recv) const = 0;
   /// Ends every rank of the job (the last resort: MPI_Abort).
   virtual void abort(int code) const noexcept = 0;
+
+  /// State a backend keeps per communicator (an NCCL communicator per device),
+  /// made by make() on first use and freed with the transport.
+  template <class Make>
+  std::shared_ptr<void> attachment(int key, Make&& make) const {
+    std::lock_guard<std::mutex> lock(attached_mutex_);
+    auto it = attached_.find(key);
+    if (it == attached_.end()) it = attached_.emplace(key, make()).first;
+    return it->second;
+  }
+
+ private:
+  mutable std::mutex attached_mutex_;
+  mutable std::map<int, std::shared_ptr<void>> attached_;
 };
 
 }  // namespace detail
@@ -76,6 +92,9 @@ class communicator {
     if (t_) t_->abort(code);
     std::abort();
   }
+
+  /// The transport (null for this process alone): for the backends' collectives.
+  const detail::comm_transport* transport() const noexcept { return t_.get(); }
 
   friend bool operator==(const communicator& a, const communicator& b) noexcept { return a.t_ == b.t_; }
   friend bool operator!=(const communicator& a, const communicator& b) noexcept { return !(a == b); }

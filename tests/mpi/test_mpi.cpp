@@ -1,5 +1,6 @@
-// Sharded arrays across MPI ranks (issue 40), host shards: run under
-// `mpiexec -n R` (ctest runs R = 1, 2, 3). Every rank builds the same random
+// Sharded arrays across MPI ranks (issue 40): run under `mpiexec -n R` (ctest
+// runs R = 1, 2, 3), host shards; compiled by nvcc (a CUDA build, where the
+// device set spans processes with one GPU per rank) also GPU shards. Every rank builds the same random
 // data (a fixed seed), makes the sharded call and checks the result against a
 // plain loop over the whole data; the ranks' failure counts are summed at the
 // end and every rank exits non-zero if any rank failed.
@@ -27,10 +28,9 @@ void check(bool ok, const std::string& what) {
     std::fprintf(stderr, "rank %d: FAILED: %s\n", rank_, what.c_str());
   }
 }
-ufunc::array<float, host> host_array(const std::vector<float>& v, const ufunc::shape& s) {
-  ufunc::array<float, host> a(s);
-  std::copy(v.begin(), v.end(), a.data());
-  return a;
+template <class Tg>
+ufunc::array<float, Tg> host_array(const std::vector<float>& v, const ufunc::shape& s) {
+  return ufunc::asarray<Tg>(v, s);
 }
 
 bool close(double got, double want, double rel) { return std::fabs(got - want) <= rel * (std::fabs(want) + 1e-30); }
@@ -43,18 +43,18 @@ std::vector<float> random_floats(std::size_t n, unsigned seed) {
   return v;
 }
 
-const auto add = ufunc::vectorize([] UFUNC_HD(float a, float b) { return a + b; });
-const auto pdf = ufunc::vectorize([] UFUNC_HD(float x, float mu) {
-  const float z = x - mu;
-  return 0.3989422804f * std::exp(-0.5f * z * z);
-});
-
 // A sharded (n, 3) float array and an (n, 3) int array from the same data on every rank.
+template <class Tg>
 void run_case(const ufunc::device_set& d, index_t n) {
+  const auto pdf = ufunc::vectorize<Tg>([] UFUNC_HD(float x, float mu) {
+    const float z = x - mu;
+    return 0.3989422804f * expf(-0.5f * z * z);
+  });
   const int P = d.ranks();
-  const std::string at = " (n = " + std::to_string(n) + ", " + std::to_string(P) + " ranks)";
+  const std::string at = " (n = " + std::to_string(n) + ", " + std::to_string(P) + " ranks, " +
+                         (std::is_same_v<Tg, host> ? "host" : "GPU") + " shards)";
   const auto h = random_floats(static_cast<std::size_t>(n * 3), 7u + static_cast<unsigned>(n));
-  const auto x = ufunc::shard<host>(h, ufunc::shape{n, 3}, d);
+  const auto x = ufunc::shard<Tg>(h, ufunc::shape{n, 3}, d);
 
   // The split: NumPy's array_split rows over the ranks, this rank's rows local.
   const auto want_rows = ufunc::detail::split_rows(n, P);
@@ -66,13 +66,14 @@ void run_case(const ufunc::device_set& d, index_t n) {
   check(x.row_offsets() == std::vector<index_t>{first}, "row offset" + at);
   check(x.shard(0).size() == want_rows[static_cast<std::size_t>(d.rank())] * 3, "local shard size" + at);
   bool local_ok = true;
-  for (index_t k = 0; k < x.shard(0).size(); ++k) local_ok &= x.shard(0).data()[k] == h[static_cast<std::size_t>(first * 3 + k)];
+  const auto local = x.shard(0).to_host();
+  for (index_t k = 0; k < x.shard(0).size(); ++k) local_ok &= local[static_cast<std::size_t>(k)] == h[static_cast<std::size_t>(first * 3 + k)];
   check(local_ok, "local shard holds this rank's rows" + at);
   check(x.to_host() == h, "to_host gathers every rank's rows" + at);
 
   // Elementwise, with a plain (replicated) operand broadcast along the rows.
   const std::vector<float> mu_h = {0.1f, -0.2f, 0.3f};
-  const auto mu = host_array(mu_h, ufunc::shape{3});
+  const auto mu = host_array<Tg>(mu_h, ufunc::shape{3});
   const auto y = pdf(x, mu);
   const auto yh = y.to_host();
   bool pdf_ok = yh.size() == h.size() && y.global_rows() == want_rows;
@@ -81,7 +82,7 @@ void run_case(const ufunc::device_set& d, index_t n) {
     pdf_ok = close(yh[k], 0.3989422804 * std::exp(-0.5 * double(z) * z), 1e-5);
   }
   check(pdf_ok, "pdf(x, mu)" + at);
-  auto y2 = ufunc::empty<float, host>(ufunc::shape{n, 3}, d);
+  auto y2 = ufunc::empty<float, Tg>(ufunc::shape{n, 3}, d);
   pdf(x, mu, ufunc::out(y2));
   check(y2.to_host() == yh, "pdf(x, mu, out(y))" + at);
 
@@ -139,21 +140,132 @@ void run_case(const ufunc::device_set& d, index_t n) {
   std::vector<int> hi(h.size());
   long long si = 0;
   for (std::size_t k = 0; k < h.size(); ++k) si += hi[k] = static_cast<int>(h[k] * 1000);
-  const auto xi = ufunc::shard<host>(hi, ufunc::shape{n, 3}, d);
+  const auto xi = ufunc::shard<Tg>(hi, ufunc::shape{n, 3}, d);
   check(static_cast<long long>(ufunc::sum(xi)) == si, "integer sum exact" + at);
 
   // matmul: A sharded by rows times a replicated B.
   const auto hb = random_floats(3 * 4, 99);
-  const auto B = host_array(hb, ufunc::shape{3, 4});
+  const auto B = host_array<Tg>(hb, ufunc::shape{3, 4});
   const auto C = ufunc::matmul(x, B).to_host();
   bool mm_ok = C.size() == static_cast<std::size_t>(n * 4);
   for (index_t i = 0; mm_ok && i < n; ++i)
     for (int j = 0; mm_ok && j < 4; ++j) {
       double w = 0;
       for (int k = 0; k < 3; ++k) w += double(h[static_cast<std::size_t>(3 * i + k)]) * hb[static_cast<std::size_t>(4 * k + j)];
-      mm_ok = std::fabs(C[static_cast<std::size_t>(4 * i + j)] - w) <= 1e-5;
+      mm_ok = std::fabs(C[static_cast<std::size_t>(4 * i + j)] - w) <= (std::is_same_v<Tg, host> ? 1e-5 : 1e-3);
     }
   check(mm_ok, "matmul(x, B)" + at);
+}
+
+template <class Tg>
+void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
+  const int mpi_size = comm.size();
+  for (index_t n : {index_t(0), index_t(1), index_t(mpi_size - 1 > 0 ? mpi_size - 1 : 2), index_t(mpi_size), index_t(7),
+                    index_t(1000), index_t(100003)})
+    run_case<Tg>(d, n);
+
+  // Shards made by each rank from its own rows (a different count per rank).
+  {
+    const index_t mine = 2 + comm.rank();
+    std::vector<float> local(static_cast<std::size_t>(mine * 2), float(comm.rank()));
+    std::vector<ufunc::array<float, Tg>> parts;
+    parts.push_back(host_array<Tg>(local, ufunc::shape{mine, 2}));
+    const auto a = ufunc::sharded_array<float, Tg>::from_shards(d, std::move(parts));
+    index_t total = 0;
+    double want = 0;
+    for (int r = 0; r < mpi_size; ++r) {
+      total += 2 + r;
+      want += double(r) * 2 * (2 + r);
+    }
+    check(a.shape() == ufunc::shape({total, 2}), "from_shards: global shape " + a.sharding());
+    check(float(ufunc::sum(a)) == float(want), "from_shards: sum of every rank's rows");
+  }
+
+  // Ranks that disagree: shape_error on every rank, none left waiting.
+  if (mpi_size > 1) {
+    bool threw = false;
+    try {
+      (void)ufunc::empty<float, Tg>(ufunc::shape{10 + comm.rank(), 2}, d);
+    } catch (const ufunc::shape_error& e) {
+      threw = std::string(e.what()).find("disagree") != std::string::npos;
+    }
+    check(threw, "empty with a different shape per rank: shape_error on every rank");
+    const auto x = ufunc::zeros<float, Tg>(ufunc::shape{8, 4}, d);
+    const auto b = host_array<Tg>(std::vector<float>(4, 0.f), comm.rank() == 0 ? ufunc::shape{4} : ufunc::shape{1, 4});
+    threw = false;
+    try {
+      (void)ufunc::vectorize<Tg>([] UFUNC_HD(float p, float q) { return p + q; })(x, b);
+    } catch (const ufunc::shape_error& e) {
+      threw = std::string(e.what()).find("disagree") != std::string::npos;
+    }
+    check(threw, "a plain operand of a different shape per rank: shape_error on every rank");
+    threw = false;
+    try {
+      (void)ufunc::sum(x, ufunc::axis(comm.rank() == 0 ? 0 : 1));
+    } catch (const ufunc::shape_error&) {
+      threw = true;
+    }
+    check(threw, "a reduction over different axes per rank: shape_error on every rank");
+    std::vector<ufunc::array<float, Tg>> parts;
+    parts.push_back(host_array<Tg>(std::vector<float>(6, 1.f), ufunc::shape{2, 3}));
+    if (comm.rank() != 0) parts[0] = host_array<Tg>(std::vector<float>(2, 1.f), ufunc::shape{2, 1});
+    threw = false;
+    try {
+      (void)ufunc::sharded_array<float, Tg>::from_shards(d, std::move(parts));
+    } catch (const ufunc::shape_error&) {
+      threw = true;
+    }
+    check(threw, "from_shards with different dims after axis 0 per rank: shape_error on every rank");
+  }
+
+  // GPU shards: the partials of a sum meet in one NCCL all-reduce when every
+  // rank has its own GPU, else (ranks sharing a GPU, no NCCL) through host memory.
+#if defined(UFUNC_TESTING) && defined(UFUNC_BACKEND_CUDA)
+  if constexpr (!std::is_same_v<Tg, host>) {
+    const long before = ufunc::detail::testing::rank_allreduces();
+    const auto ones = ufunc::full<float, Tg>(ufunc::shape{1000, 2}, 1.f, d);
+    check(float(ufunc::sum(ones)) == 2000.f, "sum of ones over the ranks' GPUs");
+    const bool nccl = ufunc::have_nccl && mpi_size > 1 && mpi_size <= static_cast<int>(ufunc::devices().size());
+    check((ufunc::detail::testing::rank_allreduces() > before) == nccl,
+          std::string("the NCCL all-reduce across ranks ") + (nccl ? "not used" : "used") + " with " +
+              std::to_string(mpi_size) + " ranks on " + std::to_string(ufunc::devices().size()) + " GPUs");
+  }
+#endif
+
+  // A function that throws on one rank's rows: that rank gets its exception,
+  // the others communication_error; the next call works on every rank (host
+  // functions: device code cannot throw).
+  if constexpr (std::is_same_v<Tg, host>) {
+    const index_t n = 6 * mpi_size;
+    std::vector<float> hv(static_cast<std::size_t>(n), 1.f);
+    hv[static_cast<std::size_t>(n - 1)] = -1.f;  // the last rank's rows
+    const auto v = ufunc::shard<Tg>(hv, ufunc::shape{n}, d);
+    const auto twice = [](float a) {
+      if (a < 0) throw std::runtime_error("negative input");
+      return a * 2;
+    };
+    const auto picky = ufunc::vectorize<host>(twice);
+    int got = 0;  // 1 its own error, 2 communication_error
+    try {
+      (void)picky(v);
+    } catch (const ufunc::communication_error&) {
+      got = 2;
+    } catch (const std::runtime_error& e) {
+      got = std::string(e.what()) == "negative input" ? 1 : 3;
+    }
+    check(got == (comm.rank() == mpi_size - 1 ? 1 : 2), "a throwing function on one rank: got " + std::to_string(got));
+    got = 0;
+    try {
+      (void)ufunc::map_reduce(twice, ufunc::plus{})(v);
+    } catch (const ufunc::communication_error&) {
+      got = 2;
+    } catch (const std::runtime_error& e) {
+      got = std::string(e.what()) == "negative input" ? 1 : 3;
+    }
+    check(got == (comm.rank() == mpi_size - 1 ? 1 : 2), "a throwing map in a sum on one rank: got " + std::to_string(got));
+    check(float(ufunc::sum(v)) == float(n - 2), "a call after the failures");
+  }
+
 }
 
 }  // namespace
@@ -175,96 +287,10 @@ int main(int argc, char** argv) {
     const ufunc::device_set d(comm);
     check(d.spans_processes() && d.ranks() == mpi_size && d.rank() == mpi_rank && d.size() == 1, "device_set(comm)");
 
-    for (index_t n : {index_t(0), index_t(1), index_t(mpi_size - 1 > 0 ? mpi_size - 1 : 2), index_t(mpi_size), index_t(7),
-                      index_t(1000), index_t(100003)})
-      run_case(d, n);
-
-    // Shards made by each rank from its own rows (a different count per rank).
-    {
-      const index_t mine = 2 + comm.rank();
-      std::vector<float> local(static_cast<std::size_t>(mine * 2), float(comm.rank()));
-      std::vector<ufunc::array<float, host>> parts;
-      parts.push_back(host_array(local, ufunc::shape{mine, 2}));
-      const auto a = ufunc::sharded_array<float, host>::from_shards(d, std::move(parts));
-      index_t total = 0;
-      double want = 0;
-      for (int r = 0; r < mpi_size; ++r) {
-        total += 2 + r;
-        want += double(r) * 2 * (2 + r);
-      }
-      check(a.shape() == ufunc::shape({total, 2}), "from_shards: global shape " + a.sharding());
-      check(float(ufunc::sum(a)) == float(want), "from_shards: sum of every rank's rows");
-    }
-
-    // Ranks that disagree: shape_error on every rank, none left waiting.
-    if (mpi_size > 1) {
-      bool threw = false;
-      try {
-        (void)ufunc::empty<float, host>(ufunc::shape{10 + comm.rank(), 2}, d);
-      } catch (const ufunc::shape_error& e) {
-        threw = std::string(e.what()).find("disagree") != std::string::npos;
-      }
-      check(threw, "empty with a different shape per rank: shape_error on every rank");
-      const auto x = ufunc::zeros<float, host>(ufunc::shape{8, 4}, d);
-      const auto b = host_array(std::vector<float>(4, 0.f), comm.rank() == 0 ? ufunc::shape{4} : ufunc::shape{1, 4});
-      threw = false;
-      try {
-        (void)add(x, b);
-      } catch (const ufunc::shape_error& e) {
-        threw = std::string(e.what()).find("disagree") != std::string::npos;
-      }
-      check(threw, "a plain operand of a different shape per rank: shape_error on every rank");
-      threw = false;
-      try {
-        (void)ufunc::sum(x, ufunc::axis(comm.rank() == 0 ? 0 : 1));
-      } catch (const ufunc::shape_error&) {
-        threw = true;
-      }
-      check(threw, "a reduction over different axes per rank: shape_error on every rank");
-      std::vector<ufunc::array<float, host>> parts;
-      parts.push_back(host_array(std::vector<float>(6, 1.f), ufunc::shape{2, 3}));
-      if (comm.rank() != 0) parts[0] = host_array(std::vector<float>(2, 1.f), ufunc::shape{2, 1});
-      threw = false;
-      try {
-        (void)ufunc::sharded_array<float, host>::from_shards(d, std::move(parts));
-      } catch (const ufunc::shape_error&) {
-        threw = true;
-      }
-      check(threw, "from_shards with different dims after axis 0 per rank: shape_error on every rank");
-    }
-
-    // A function that throws on one rank's rows: that rank gets its exception,
-    // the others communication_error; the next call works on every rank.
-    {
-      const index_t n = 6 * mpi_size;
-      std::vector<float> hv(static_cast<std::size_t>(n), 1.f);
-      hv[static_cast<std::size_t>(n - 1)] = -1.f;  // the last rank's rows
-      const auto v = ufunc::shard<host>(hv, ufunc::shape{n}, d);
-      const auto twice = [](float a) {
-        if (a < 0) throw std::runtime_error("negative input");
-        return a * 2;
-      };
-      const auto picky = ufunc::vectorize(twice);
-      int got = 0;  // 1 its own error, 2 communication_error
-      try {
-        (void)picky(v);
-      } catch (const ufunc::communication_error&) {
-        got = 2;
-      } catch (const std::runtime_error& e) {
-        got = std::string(e.what()) == "negative input" ? 1 : 3;
-      }
-      check(got == (comm.rank() == mpi_size - 1 ? 1 : 2), "a throwing function on one rank: got " + std::to_string(got));
-      got = 0;
-      try {
-        (void)ufunc::map_reduce(twice, ufunc::plus{})(v);
-      } catch (const ufunc::communication_error&) {
-        got = 2;
-      } catch (const std::runtime_error& e) {
-        got = std::string(e.what()) == "negative input" ? 1 : 3;
-      }
-      check(got == (comm.rank() == mpi_size - 1 ? 1 : 2), "a throwing map in a sum on one rank: got " + std::to_string(got));
-      check(float(ufunc::sum(v)) == float(n - 2), "a call after the failures");
-    }
+    run_all<host>(comm, ufunc::device_set(comm, 0));
+#if defined(UFUNC_BACKEND_CUDA)
+    run_all<ufunc::target::device>(comm, ufunc::device_set(comm));  // local rank modulo the GPUs
+#endif
 
     MPI_Allreduce(&failures, &failed_all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank_ == 0)

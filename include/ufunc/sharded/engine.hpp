@@ -8,6 +8,7 @@
 // sharded.hpp includes it (scripts/check_layers.py).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -59,11 +60,6 @@ int device_count() {
 template <class Target>
 void check_devices(const device_set& d, const char* what) {
   check_device_ids(d.ids(), device_count<Target>(), what);
-  if constexpr (is_gpu_target<Target>())
-    if (d.spans_processes())
-      throw value_error(std::string(what) + ": sharded arrays across processes (the device set " + d.str() +
-                        ") hold host shards only in this version: GPU shards across ranks (NCCL between them) "
-                        "are not built yet");
   if constexpr (is_gpu_target<Target>() && !collectives<Target>::available)
     if (d.size() > 1)
       throw value_error(std::string(what) + ": sharding over " + std::to_string(d.size()) + " GPUs " + d.str() +
@@ -605,12 +601,24 @@ struct reducer_parts<reducer<AccO, Map, Op, Init, Kind>> {
   using kind = Kind;
 };
 
+#if defined(UFUNC_TESTING)
+namespace testing {
+/// Test-only count of the NCCL all-reduces across ranks (tests/mpi/test_mpi.cpp).
+inline std::atomic<long>& rank_allreduces() {
+  static std::atomic<long> n{0};
+  return n;
+}
+}  // namespace testing
+#endif
+
 /// Across processes, the partial results of the ranks (`local()`: this rank's,
-/// none on a rank without rows; each of shape `part`) folded with `op` in rank
-/// order into an array on this rank's first device, the same on every rank.
-/// The ranks exchange their partials through host memory (one allgather, each
-/// partial behind a status word: a rank whose local() threw makes every rank
-/// throw, as across_ranks does).
+/// none on a rank without rows; each of shape `part`) combined with `op` into an
+/// array on this rank's first device, the same on every rank. First the ranks
+/// exchange a status word each (a rank whose local() threw makes every rank
+/// throw, as across_ranks does); then an NCCL all-reduce of the device partials
+/// (GPUs whose ranks each have their own, NCCL's ops and types, every rank with
+/// rows), else one all-gather of the partials through host memory, folded in
+/// rank order.
 template <class Target, class Res, class Op, class Local>
 array<Res, Target> fold_across_ranks(const device_set& d, const char* name, Local&& local, const Op& op,
                                      const shape& part) {
@@ -624,36 +632,42 @@ array<Res, Target> fold_across_ranks(const device_set& d, const char* name, Loca
   struct header {
     std::int64_t failed, has;
   };
-  const std::size_t bytes = static_cast<std::size_t>(part.count()) * sizeof(Res);
-  const std::size_t per = sizeof(header) + bytes;
-  std::vector<unsigned char> send(per), recv(per * static_cast<std::size_t>(d.ranks()));
-  const header h{err ? 1 : 0, mine && !err ? 1 : 0};
-  std::memcpy(send.data(), &h, sizeof(h));
-  if (h.has) {
-    device_guard<Target> g(d[0]);
-    memory<Target>::copy_to_host(send.data() + sizeof(h), mine->data(), bytes, mine->stream());
-  }
-  d.comm().allgather_bytes(send.data(), per, recv.data());
+  const auto heads = d.comm().allgather(header{err ? 1 : 0, mine && !err ? 1 : 0});
   if (err) std::rethrow_exception(err);
-  for (int r = 0; r < d.ranks(); ++r) {
-    header hr;
-    std::memcpy(&hr, recv.data() + static_cast<std::size_t>(r) * per, sizeof(hr));
-    if (hr.failed)
+  bool every = true;
+  for (std::size_t r = 0; r < heads.size(); ++r) {
+    if (heads[r].failed)
       throw communication_error(std::string(name) + ": rank " + std::to_string(r) +
                                 " failed (its error was thrown there); this rank's part is discarded");
+    every = every && heads[r].has;
   }
+  const std::size_t count = static_cast<std::size_t>(part.count()), bytes = count * sizeof(Res);
   device_guard<Target> g(d[0]);
+  // GPUs with NCCL, every rank with rows, an op and type NCCL has: one
+  // all-reduce of the device partials (the same on every rank: it is
+  // collective, and so is the bootstrap of its communicator on first use).
+  if constexpr (collectives<Target>::available && collectives<Target>::template reducible<Op, Res>()) {
+    if (every && d.ranks() > 1 && collectives<Target>::spans(d.comm(), d[0])) {
+#if defined(UFUNC_TESTING)
+      testing::rank_allreduces().fetch_add(1, std::memory_order_relaxed);
+#endif
+      collectives<Target>::template allreduce_ranks<Op, Res>(d.comm(), d[0], mine->data(), count, mine->stream());
+      mine->stream().synchronize();
+      return std::move(*mine);
+    }
+  }
+  // Otherwise through host memory: one all-gather of the partials, folded in rank order.
+  std::vector<unsigned char> send(bytes), recv(bytes * static_cast<std::size_t>(d.ranks()));
+  if (mine) memory<Target>::copy_to_host(send.data(), mine->data(), bytes, mine->stream());
+  d.comm().allgather_bytes(send.data(), bytes, recv.data());
   const stream_ref s0 = shard_stream<Target>(d[0]);
   using fold_t = fold_fn<acc_op<Res, Op>>;
   const vectorized<Target, fold_t> fold(fold_t{acc_op<Res, Op>{op}}, name);
   std::optional<array<Res, Target>> acc;
   for (int r = 0; r < d.ranks(); ++r) {
-    const unsigned char* at = recv.data() + static_cast<std::size_t>(r) * per;
-    header hr;
-    std::memcpy(&hr, at, sizeof(hr));
-    if (!hr.has) continue;
+    if (!heads[static_cast<std::size_t>(r)].has) continue;
     array<Res, Target> x(part, s0);
-    memory<Target>::copy_from_host(x.data(), at + sizeof(hr), bytes, s0);
+    memory<Target>::copy_from_host(x.data(), recv.data() + static_cast<std::size_t>(r) * bytes, bytes, s0);
     if (!acc)
       acc = std::move(x);
     else

@@ -16,14 +16,19 @@
 
 #include <nccl.h>
 
+#include <unistd.h>  // gethostname
+
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "../../communicator.hpp"
 #include "../../config.hpp"
 #include "../../error.hpp"
 #include "../../ops.hpp"
@@ -132,6 +137,40 @@ inline void broadcast(const std::vector<int>& ids, const std::vector<void*>& buf
   g.end();
 }
 
+/// Across processes: the NCCL communicator of this rank's `device` over the
+/// ranks of `c` (ncclCommInitRank, its unique id from rank 0 through the
+/// communicator's all-gather; collective on first use per device, then kept
+/// with the communicator's transport). Null, on every rank, when two ranks
+/// share a GPU (NCCL refuses that): their partials then go through host memory.
+inline ncclComm_t rank_comm(const communicator& c, int device) {
+  auto held = c.transport()->attachment(device, [&]() -> std::shared_ptr<void> {
+    struct who {
+      char host[64];
+      char bus[32];
+      ncclUniqueId id;
+    };
+    who me{};
+    gethostname(me.host, sizeof(me.host) - 1);
+    UFUNC_CUDA_CHECK(cudaDeviceGetPCIBusId(me.bus, sizeof(me.bus), device));
+    if (c.rank() == 0) UFUNC_NCCL_CHECK(ncclGetUniqueId(&me.id));
+    const auto all = c.allgather(me);
+    for (std::size_t a = 0; a < all.size(); ++a)
+      for (std::size_t b = 0; b < a; ++b)
+        if (std::strcmp(all[a].host, all[b].host) == 0 && std::strcmp(all[a].bus, all[b].bus) == 0)
+          return std::shared_ptr<void>();  // two ranks on one GPU
+    disable_nvls();
+    int prev = 0;
+    UFUNC_CUDA_CHECK(cudaGetDevice(&prev));
+    UFUNC_CUDA_CHECK(cudaSetDevice(device));
+    ncclComm_t comm = nullptr;
+    const ncclResult_t r = ncclCommInitRank(&comm, c.size(), all[0].id, c.rank());
+    (void)cudaSetDevice(prev);
+    if (r != ncclSuccess) throw_nccl_error(r, "ncclCommInitRank");
+    return std::shared_ptr<void>(comm, [](void* p) { (void)ncclCommDestroy(static_cast<ncclComm_t>(p)); });
+  });
+  return static_cast<ncclComm_t>(held.get());
+}
+
 }  // namespace ufunc::detail::nccl
 
 namespace ufunc::detail {
@@ -159,6 +198,21 @@ struct collectives<target::cuda> {
     else if constexpr (std::is_same_v<Op, multiplies>) op = ncclProd;
     else if constexpr (std::is_same_v<Op, minimum>) op = ncclMin;
     nccl::reduce<T>(ids, buf, count, op, st, all, root);
+  }
+  /// Across processes: whether this rank's device has an NCCL communicator
+  /// over the ranks of `c` (collective on first use; false where ranks share a GPU).
+  static bool spans(const communicator& c, int device) { return nccl::rank_comm(c, device) != nullptr; }
+  /// Across processes, in place: buf (count elements on this rank's device)
+  /// becomes Op over every rank's buf (reducible<Op, T>; spans(c, device)).
+  template <class Op, class T>
+  static void allreduce_ranks(const communicator& c, int device, T* buf, std::size_t count, stream_ref st) {
+    static_assert(reducible<Op, T>(), "ufunc: NCCL does not compute this reduction");
+    ncclRedOp_t op = ncclMax;
+    if constexpr (std::is_same_v<Op, plus>) op = ncclSum;
+    else if constexpr (std::is_same_v<Op, multiplies>) op = ncclProd;
+    else if constexpr (std::is_same_v<Op, minimum>) op = ncclMin;
+    std::lock_guard<std::mutex> lock(nccl::enqueue_mutex());
+    UFUNC_NCCL_CHECK(ncclAllReduce(buf, buf, count, nccl::type_of<T>(), op, nccl::rank_comm(c, device), st.get()));
   }
   /// buf[root]'s `bytes` bytes copied into every buf[i].
   static void broadcast(const std::vector<int>& ids, const std::vector<void*>& buf, std::size_t bytes, int root,
