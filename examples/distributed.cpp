@@ -2,8 +2,9 @@
 // (`mpiexec -n 2 ./example_distributed`; `srun -n 8 ./example_distributed` under
 // Slurm). Every rank holds one shard of the rows; the Gaussian pdf runs on each
 // rank's rows, the sums combine the ranks' partials. Each rank checks the results
-// against a plain loop over the whole data. Host shards (GPU shards across
-// processes are not built yet).
+// against a plain loop over the whole data. Host shards here; with
+// ufunc::target::device each rank's shard is on its GPU (local rank modulo
+// the GPUs; docs/multi_gpu.md).
 #include <ufunc/mpi.hpp>
 #include <ufunc/ufunc.hpp>
 
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
     const ufunc::index_t n = 1 << 20, d = 4;  // n points of d coordinates
     std::vector<float> h(static_cast<std::size_t>(n * d));
     for (std::size_t k = 0; k < h.size(); ++k) h[k] = static_cast<float>(std::sin(0.001 * double(k)));
-    const auto pdf = ufunc::vectorize([] UFUNC_HD(float x) { return 0.3989422804f * std::exp(-0.5f * x * x); });
+    const auto pdf = ufunc::vectorize<host>([] UFUNC_HD(float x) { return 0.3989422804f * std::exp(-0.5f * x * x); });
 
     const auto x = ufunc::shard<host>(h, ufunc::shape{n, d}, ranks);  // each rank keeps its rows
     const auto p = pdf(x);                                            // on each rank's rows

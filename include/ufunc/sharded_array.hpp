@@ -40,8 +40,9 @@ class device_set {
   /// one process per GPU or host: ufunc/mpi.hpp makes the communicator). This
   /// rank's shard is on `device`; by default (-1) its local rank modulo the
   /// visible devices (on the host target, host shard 0). `ids()` lists this
-  /// rank's device only, `ranks()` the ranks. Host target only for now (GPU
-  /// shards across processes are refused with value_error when used).
+  /// rank's device only, `ranks()` the ranks. On GPUs, make that device current
+  /// in the rank's threads (cudaSetDevice(set[0])) so that plain arrays the
+  /// rank makes are there too.
   explicit device_set(communicator comm, int device = -1) : ids_{device}, comm_(std::move(comm)) {
     if (device < 0) {
       const int n = static_cast<int>(detail::runtime<target::device>::default_device_ids().size());

@@ -289,7 +289,13 @@ int main(int argc, char** argv) {
 
     run_all<host>(comm, ufunc::device_set(comm, 0));
 #if defined(UFUNC_BACKEND_CUDA)
-    run_all<ufunc::target::device>(comm, ufunc::device_set(comm));  // local rank modulo the GPUs
+    if (ufunc::device_available()) {  // (a CUDA build on a machine without a GPU: host shards only)
+      const ufunc::device_set gpus(comm);  // local rank modulo the GPUs
+      // The rank's GPU made current, as MPI + CUDA programs do: the test's
+      // plain arrays (and shard(0).to_host()) are then on the shard's device.
+      cudaSetDevice(gpus[0]);
+      run_all<ufunc::target::device>(comm, gpus);
+    }
 #endif
 
     MPI_Allreduce(&failures, &failed_all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
