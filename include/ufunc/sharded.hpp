@@ -144,11 +144,7 @@ sharded_array<T, Target> empty(const shape& s, const device_set& d) {
   if (s.size() < 1) throw shape_error("ufunc::empty: a sharded array has rank >= 1, not shape " + s.str());
   detail::check_devices<Target>(d, "ufunc::empty");
   if (d.spans_processes()) {
-    detail::sharded_plan p;
-    p.devices = d;
-    p.bshape = s;
-    p.global_rows = detail::split_rows(s[0], d.ranks());
-    detail::agree_across_ranks(p, "ufunc::empty");
+    const detail::sharded_plan p = detail::factory_plan(d, s, "ufunc::empty");
     return detail::across_ranks(d, "ufunc::empty", [&] {
       auto res = detail::for_each_shard<Target>(d.ids(), [&](int, stream_ref st) {
         return array<T, Target>(detail::with_rows(s, p.global_rows[static_cast<std::size_t>(d.rank())]), st);
@@ -181,11 +177,7 @@ sharded_array<T, Target> full(const shape& s, T value, const device_set& d) {
   if (s.size() < 1) throw shape_error("ufunc::full: a sharded array has rank >= 1, not shape " + s.str());
   detail::check_devices<Target>(d, "ufunc::full");
   if (d.spans_processes()) {
-    detail::sharded_plan p;
-    p.devices = d;
-    p.bshape = s;
-    p.global_rows = detail::split_rows(s[0], d.ranks());
-    detail::agree_across_ranks(p, "ufunc::full");
+    const detail::sharded_plan p = detail::factory_plan(d, s, "ufunc::full");
     return detail::across_ranks(d, "ufunc::full", [&] {
       auto res = detail::for_each_shard<Target>(d.ids(), [&](int, stream_ref st) {
         return ufunc::full<T, Target>(detail::with_rows(s, p.global_rows[static_cast<std::size_t>(d.rank())]), value, st);

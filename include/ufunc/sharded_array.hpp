@@ -210,13 +210,7 @@ class sharded_array {
     static_assert(!std::is_same_v<T, bool>, "ufunc::sharded_array<bool>::to_host: use char elements");
     if (devices_.spans_processes()) return gather_all();
     std::vector<T> h(static_cast<std::size_t>(size()));
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < shards_.size(); ++i) {
-      detail::device_guard<Target> g(devices_[static_cast<int>(i)]);
-      const std::size_t n = static_cast<std::size_t>(shards_[i].size());
-      detail::memory<Target>::copy_to_host(h.data() + at, shards_[i].data(), n * sizeof(T), shards_[i].stream());
-      at += n;
-    }
+    local_to_host(h.data());
     return h;
   }
 
@@ -248,6 +242,16 @@ class sharded_array {
     }
     return rows;
   }
+  /// This process's shards, one after the other, copied to `dst` (waits for each).
+  void local_to_host(T* dst) const {
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < shards_.size(); ++i) {
+      detail::device_guard<Target> g(devices_[static_cast<int>(i)]);
+      const std::size_t n = static_cast<std::size_t>(shards_[i].size());
+      detail::memory<Target>::copy_to_host(dst + at, shards_[i].data(), n * sizeof(T), shards_[i].stream());
+      at += n;
+    }
+  }
   /// to_host across processes: every rank's shard, padded to the longest.
   std::vector<T> gather_all() const {
     const index_t row = shape_.size() > 0 && shape_[0] > 0 ? shape_.count() / shape_[0] : 0;
@@ -255,13 +259,7 @@ class sharded_array {
     for (index_t r : global_rows_) most = r > most ? r : most;
     const std::size_t per = static_cast<std::size_t>(most * row);
     std::vector<T> mine(per), all(per * global_rows_.size()), h;
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < shards_.size(); ++i) {
-      detail::device_guard<Target> g(devices_[static_cast<int>(i)]);
-      const std::size_t n = static_cast<std::size_t>(shards_[i].size());
-      detail::memory<Target>::copy_to_host(mine.data() + at, shards_[i].data(), n * sizeof(T), shards_[i].stream());
-      at += n;
-    }
+    local_to_host(mine.data());
     devices_.comm().allgather_bytes(mine.data(), per * sizeof(T), all.data());
     h.reserve(static_cast<std::size_t>(size()));
     for (std::size_t r = 0; r < global_rows_.size(); ++r)

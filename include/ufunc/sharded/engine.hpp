@@ -482,6 +482,17 @@ void agree_across_ranks(const sharded_plan& p, const std::string& name, const A&
                         " (every rank makes the same sharded calls, in the same order)");
 }
 
+/// Across processes, the plan of a factory's result over `d` (every rank's
+/// rows of global shape `s`), once the ranks agree on the call.
+inline sharded_plan factory_plan(const device_set& d, const shape& s, const char* name) {
+  sharded_plan p;
+  p.devices = d;
+  p.bshape = s;
+  p.global_rows = split_rows(s[0], d.ranks());
+  agree_across_ranks(p, name);
+  return p;
+}
+
 /// The status exchange of across_ranks (also for a phase that then exchanges data).
 inline void rank_status(const device_set& d, const char* name, const std::exception_ptr& err) {
   const auto st = d.comm().allgather(static_cast<int>(err != nullptr));
