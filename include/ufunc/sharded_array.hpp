@@ -41,8 +41,8 @@ class device_set {
   /// rank's shard is on `device`; by default (-1) its local rank modulo the
   /// visible devices (on the host target, host shard 0). `ids()` lists this
   /// rank's device only, `ranks()` the ranks. On GPUs, make that device current
-  /// in the rank's threads (cudaSetDevice(set[0])) so that plain arrays the
-  /// rank makes are there too.
+  /// in the rank's threads (the CUDA runtime's set-device call on set[0]), so
+  /// that plain arrays the rank makes are there too.
   explicit device_set(communicator comm, int device = -1) : ids_{device}, comm_(std::move(comm)) {
     if (device < 0) {
       const int n = static_cast<int>(detail::runtime<target::device>::default_device_ids().size());
