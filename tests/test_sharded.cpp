@@ -202,3 +202,65 @@ TEST_CASE("sharded: out_of_memory on any allocation of a sharded call frees ever
 #endif
 }
 #endif
+
+namespace {
+
+/// NumPy's argmax/argmin of host data: the first extreme, the first NaN.
+template <bool Max>
+index_t first_extreme(const std::vector<float>& h, index_t start, index_t count, index_t step) {
+  index_t best = 0;
+  for (index_t k = 1; k < count; ++k) {
+    const float b = h[static_cast<std::size_t>(start + best * step)], v = h[static_cast<std::size_t>(start + k * step)];
+    if (std::isnan(b)) break;
+    if (std::isnan(v) || (Max ? v > b : v < b)) best = k;
+  }
+  return best;
+}
+
+template <class Tg>
+void arg_case(const ufunc::device_set& d, index_t rows, index_t cols, int nans, unsigned seed) {
+  INFO("(" << rows << "," << cols << ") over " << d.str() << ", " << nans << " NaNs, seed " << seed);
+  std::mt19937 g(seed);
+  std::uniform_int_distribution<int> small(-3, 3);  // many equal values: the first one must win
+  std::vector<float> h(static_cast<std::size_t>(rows * cols));
+  for (auto& x : h) x = static_cast<float>(small(g));
+  for (int k = 0; k < nans && !h.empty(); ++k) h[g() % h.size()] = std::nanf("");
+  const auto x = ufunc::shard<Tg>(h, ufunc::shape{rows, cols}, d);
+  const index_t n = rows * cols;
+  CHECK(index_t(ufunc::argmax(x)) == first_extreme<true>(h, 0, n, 1));
+  CHECK(index_t(ufunc::argmin(x)) == first_extreme<false>(h, 0, n, 1));
+  const auto w = ufunc::argmax(x, ufunc::keepdims).to_host();  // the flat index, shape (1, 1)
+  REQUIRE(w.size() == 1);
+  CHECK(index_t(w[0]) == first_extreme<true>(h, 0, n, 1));
+  const auto a0 = ufunc::argmax(x, ufunc::axis(0)).to_host();
+  const auto i0 = ufunc::argmin(x, ufunc::axis(0), ufunc::keepdims).to_host();
+  REQUIRE(a0.size() == static_cast<std::size_t>(cols));
+  REQUIRE(i0.size() == static_cast<std::size_t>(cols));
+  for (index_t j = 0; j < cols; ++j) {
+    CHECK(index_t(a0[static_cast<std::size_t>(j)]) == first_extreme<true>(h, j, rows, cols));
+    CHECK(index_t(i0[static_cast<std::size_t>(j)]) == first_extreme<false>(h, j, rows, cols));
+  }
+  const auto a1 = ufunc::argmax(x, ufunc::axis(1));  // stays sharded like x
+  CHECK(a1.global_rows() == x.global_rows());
+  const auto a1h = a1.to_host();
+  for (index_t i = 0; i < rows; ++i) CHECK(index_t(a1h[static_cast<std::size_t>(i)]) == first_extreme<true>(h, i * cols, cols, 1));
+}
+
+}  // namespace
+
+TEST_CASE("sharded: argmax and argmin (whole, axis 0, axis 1) against NumPy's first-extreme rule") {
+  const auto seed = test::fresh_seed();
+  for (const auto& d : sets<host>())
+    for (const auto& rc : {std::pair<index_t, index_t>{7, 3}, {2, 5}, {1, 4}, {64, 17}})
+      for (int nans : {0, 1, 3}) arg_case<host>(d, rc.first, rc.second, nans, seed + static_cast<unsigned>(nans));
+  const auto x = ufunc::zeros<float, host>(ufunc::shape{0, 3}, ufunc::device_set{0, 1});
+  CHECK_THROWS_AS((void)ufunc::argmax(x), ufunc::value_error);
+  CHECK_THROWS_AS((void)ufunc::argmax(x, ufunc::axes{0, 1}), ufunc::shape_error);
+#if defined(UFUNC_BACKEND_CUDA)
+  using dev = ufunc::target::device;
+  for (const auto& d : sets<dev>()) {
+    if (d.size() > 1 && !ufunc::have_nccl) continue;
+    arg_case<dev>(d, 64, 17, 3, seed);
+  }
+#endif
+}

@@ -143,6 +143,30 @@ void run_case(const ufunc::device_set& d, index_t n) {
   const auto xi = ufunc::shard<Tg>(hi, ufunc::shape{n, 3}, d);
   check(static_cast<long long>(ufunc::sum(xi)) == si, "integer sum exact" + at);
 
+  // argmax/argmin across the ranks: many equal values (the first must win) and,
+  // from 4 rows on, a NaN (the first NaN wins), whole and over axis 0.
+  if (n > 0) {
+    std::vector<float> hq(h.size());
+    for (std::size_t k = 0; k < h.size(); ++k) hq[k] = std::floor(h[k] * 3);
+    if (n >= 4) hq[static_cast<std::size_t>(3 * (n / 2) + 1)] = std::nanf("");
+    const auto q = ufunc::shard<Tg>(hq, ufunc::shape{n, 3}, d);
+    auto first = [&](bool mx, index_t start, index_t count, index_t step) {
+      index_t best = 0;
+      for (index_t k = 1; k < count; ++k) {
+        const float b = hq[static_cast<std::size_t>(start + best * step)], v = hq[static_cast<std::size_t>(start + k * step)];
+        if (std::isnan(b)) break;
+        if (std::isnan(v) || (mx ? v > b : v < b)) best = k;
+      }
+      return best;
+    };
+    check(index_t(ufunc::argmax(q)) == first(true, 0, n * 3, 1), "argmax(x)" + at);
+    check(index_t(ufunc::argmin(q)) == first(false, 0, n * 3, 1), "argmin(x)" + at);
+    const auto a0 = ufunc::argmax(q, ufunc::axis(0)).to_host();
+    bool a0_ok = a0.size() == 3;
+    for (index_t j = 0; a0_ok && j < 3; ++j) a0_ok = index_t(a0[static_cast<std::size_t>(j)]) == first(true, j, n, 3);
+    check(a0_ok, "argmax(x, axis 0)" + at);
+  }
+
   // matmul: A sharded by rows times a replicated B.
   const auto hb = random_floats(3 * 4, 99);
   const auto B = host_array<Tg>(hb, ufunc::shape{3, 4});

@@ -866,10 +866,6 @@ struct sharded_ops {
   /// global count.
   template <class R, class... Args>
   static auto reduce(const R& r, Args&&... args) {
-    using parts = reducer_parts<R>;
-    constexpr bool is_mean = std::is_same_v<typename parts::kind, mean_kind>;
-    static_assert(std::is_same_v<typename parts::kind, plain_kind> || is_mean,
-                  "ufunc: argmin and argmax of sharded arrays are not supported");
     (check_sharded_arg<Args>(), ...);
     static_assert(!(is_out<bare_t<Args>>::value || ...),
                   "ufunc: a reduction of sharded arrays takes no out(...): it returns a value, a sharded array or an "
@@ -878,6 +874,169 @@ struct sharded_ops {
     const sharded_plan p = plan_sharded(r.name(), args...);
     check_devices<Target>(p.devices, r.name());
     const controls o = read_controls(args...);
+    if constexpr (is_arg_kind<typename reducer_parts<R>::kind>::value)
+      return reduce_arg(p, o, r, std::forward<Args>(args)...);
+    else
+      return reduce_values(p, o, r, std::forward<Args>(args)...);
+  }
+
+  /// argmin/argmax(args...) with a sharded input: along an axis other than 0,
+  /// each shard's result (sharded like the input); over axis 0 or the whole
+  /// array, each shard's indices and extreme values (its min/max, the same
+  /// NaN rule), offset by its first row and combined in shard (and rank) order
+  /// on the host, keeping the first of equal values and the first NaN, as
+  /// NumPy does. The result is the unsharded call's: an index (whole), or an
+  /// array of indices on the first device (over axis 0).
+  template <class R, class... Args>
+  static auto reduce_arg(const sharded_plan& p, const controls& o, const R& r, Args&&... args) {
+    using parts = reducer_parts<R>;
+    constexpr bool is_max = std::is_same_v<typename parts::kind, arg_kind<true>>;
+    using Target = typename sharded_target<bare_t<Args>...>::type;
+    if (o.has_axes && o.axes_list.size() != 1)
+      throw shape_error(std::string(r.name()) + ": give one axis (or none), not " + axes_str(o.axes_or_null()));
+    const auto mask = axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis);
+    constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
+    index_t red_count = 1;
+    std::vector<index_t> result_dims;
+    for (int d = 0; d < p.rank; ++d) {
+      if (mask[static_cast<std::size_t>(d)]) {
+        red_count *= p.bshape[d];
+        if (o.keepdims) result_dims.push_back(1);
+      } else {
+        result_dims.push_back(p.bshape[d]);
+      }
+    }
+    if (red_count == 0)
+      throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
+                        axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
+    if (p.devices.spans_processes()) {
+      std::string what = std::string(r.name()) + (o.has_axes ? " over axis " + std::to_string(o.axes_list[0]) : "");
+      agree_across_ranks(p, what + (o.keepdims ? " keepdims" : ""), args...);
+    }
+    const std::vector<int>& ids = p.devices.ids();
+    auto prep = std::make_tuple(prepare_arg(args, ids)...);
+    auto run_shard = [&](const auto& red, int i, stream_ref st) {
+      return std::apply([&](auto&... q) { return red(pick_arg(q, i)..., st); }, prep);
+    };
+    if constexpr (!scalar) {
+      if (!mask[0])  // along another axis: every shard's indices stay on its device
+        return across_ranks(p.devices, r.name(), [&] {
+          auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) { return run_shard(r, i, st); });
+          return sharded_access::assemble(p.devices, std::move(res), p.global_rows);
+        });
+    }
+    const auto& extreme = [] {
+      if constexpr (is_max) return ufunc::max;
+      else return ufunc::min;
+    }();
+    // Each shard's values and indices on the host, folded in shard order.
+    auto host_of = [](auto&& x) {
+      if constexpr (scalar)
+        return std::vector<std::decay_t<decltype(x)>>{x};
+      else
+        return x.to_host();
+    };
+    using Val = typename decltype(host_of(run_shard(extreme, 0, stream_ref())))::value_type;
+    using Idx = typename decltype(host_of(run_shard(r, 0, stream_ref())))::value_type;
+    const std::size_t K = [&] {
+      std::size_t k = 1;
+      for (index_t e : result_dims) k *= static_cast<std::size_t>(e);
+      return scalar ? std::size_t(1) : k;
+    }();
+    index_t row = 1;  // elements of a row (the flat index's step per row)
+    for (int d = 1; d < p.rank; ++d) row *= p.bshape[d];
+    const auto offs = [&] {
+      auto off = row_offsets(p.rows);
+      if (p.devices.spans_processes()) {
+        index_t first = 0;
+        for (int q = 0; q < p.devices.rank(); ++q) first += p.global_rows[static_cast<std::size_t>(q)];
+        for (auto& f : off) f += first;
+      }
+      return off;
+    }();
+    std::vector<Val> best_v(K);
+    std::vector<Idx> best_i(K);
+    bool have = false;
+    auto take = [&](const Val* v, const Idx* ix) {
+      for (std::size_t k = 0; k < K; ++k) {
+        const auto lt = [](const Val& a, const Val& b) {
+          if constexpr (std::is_arithmetic_v<Val>) return a < b;
+          else return static_cast<double>(a) < static_cast<double>(b);  // 16-bit floats: exact in double
+        };
+        const bool better = !have || (!is_nan(best_v[k]) && (is_nan(v[k]) || (is_max ? lt(best_v[k], v[k]) : lt(v[k], best_v[k]))));
+        if (better) best_v[k] = v[k], best_i[k] = ix[k];
+      }
+      have = true;
+    };
+    auto local = [&] {
+      auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+        std::pair<std::vector<Val>, std::vector<Idx>> vi;
+        if (p.rows[static_cast<std::size_t>(i)] == 0) return vi;
+        vi.first = host_of(run_shard(extreme, i, st));
+        vi.second = host_of(run_shard(r, i, st));
+        // A flat index (no axis: the whole array, keepdims or not) moves by the
+        // shard's first row times a row's elements; an index along axis 0 by its first row.
+        const index_t shift = offs[static_cast<std::size_t>(i)] * (o.has_axes ? 1 : row);
+        for (auto& x : vi.second) x = static_cast<Idx>(x + shift);
+        return vi;
+      });
+      for (const auto& vi : res)
+        if (!vi.first.empty()) take(vi.first.data(), vi.second.data());
+      return 0;
+    };
+    if (!p.devices.spans_processes()) {
+      local();
+    } else {  // the ranks' folds, all-gathered behind a status word and folded in rank order
+      std::exception_ptr err;
+      try {
+        local();
+      } catch (...) {
+        err = std::current_exception();
+      }
+      const std::size_t per = 2 * sizeof(std::int64_t) + K * (sizeof(Val) + sizeof(Idx));
+      std::vector<unsigned char> send(per), recv(per * static_cast<std::size_t>(p.devices.ranks()));
+      const std::int64_t head[2] = {err ? 1 : 0, have && !err ? 1 : 0};
+      std::memcpy(send.data(), head, sizeof(head));
+      if (head[1]) {
+        std::memcpy(send.data() + sizeof(head), best_v.data(), K * sizeof(Val));
+        std::memcpy(send.data() + sizeof(head) + K * sizeof(Val), best_i.data(), K * sizeof(Idx));
+      }
+      p.devices.comm().allgather_bytes(send.data(), per, recv.data());
+      if (err) std::rethrow_exception(err);
+      have = false;
+      std::vector<Val> v(K);
+      std::vector<Idx> ix(K);
+      for (int q = 0; q < p.devices.ranks(); ++q) {
+        const unsigned char* at = recv.data() + static_cast<std::size_t>(q) * per;
+        std::int64_t h[2];
+        std::memcpy(h, at, sizeof(h));
+        if (h[0])
+          throw communication_error(std::string(r.name()) + ": rank " + std::to_string(q) +
+                                    " failed (its error was thrown there); this rank's part is discarded");
+        if (!h[1]) continue;
+        std::memcpy(v.data(), at + sizeof(h), K * sizeof(Val));
+        std::memcpy(ix.data(), at + sizeof(h) + K * sizeof(Val), K * sizeof(Idx));
+        take(v.data(), ix.data());
+      }
+    }
+    if constexpr (scalar) {
+      return best_i[0];
+    } else {
+      device_guard<Target> g(ids[0]);
+      const stream_ref s0 = shard_stream<Target>(ids[0]);
+      array<Idx, Target> out = asarray<Target>(best_i, shape(result_dims), s0);
+      s0.synchronize();
+      std::vector<array<Idx, Target>> v;
+      v.push_back(std::move(out));
+      return sharded_array<Idx, Target>::from_shards(device_set{ids[0]}, std::move(v));
+    }
+  }
+
+  template <class R, class... Args>
+  static auto reduce_values(const sharded_plan& p, const controls& o, const R& r, Args&&... args) {
+    using parts = reducer_parts<R>;
+    constexpr bool is_mean = std::is_same_v<typename parts::kind, mean_kind>;
+    using Target = typename sharded_target<bare_t<Args>...>::type;
     const auto mask = axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis);
     constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
     const std::vector<int>& ids = p.devices.ids();
