@@ -125,9 +125,11 @@ class sharded_array {
   ~sharded_array() { release(); }
 
   /// Takes shards made by the caller, one per device of `d` in its order, each
-  /// in that device's memory (allocated with the device current; on its
-  /// sharded stream, or synchronised with it): their ranks and dims after
-  /// axis 0 must agree (any rows each: an uneven split of the caller's choice).
+  /// in that device's memory (allocated with the device current): their ranks
+  /// and dims after axis 0 must agree (any rows each: an uneven split of the
+  /// caller's choice). Waits for each shard's own stream (`array::stream()`, on
+  /// which `asarray`/`to_device` copy), so that the sharded streams read them
+  /// complete; work the caller enqueued on other streams must be done first.
   /// Over a set spanning processes each rank passes its own shard (collective:
   /// the ranks exchange their rows, and shape_error on every rank when their
   /// dims after axis 0 differ).
@@ -144,6 +146,7 @@ class sharded_array {
       throw shape_error("ufunc::sharded_array::from_shards: " + std::to_string(shards.size()) + " shards for " +
                         std::to_string(d.size()) + " devices " + d.str());
     detail::check_device_ids(d.ids(), -1, "ufunc::sharded_array::from_shards");
+    for (const auto& sh : shards) sh.stream().synchronize();
     sharded_array s;
     if (shards.size() == 1 && shards[0].ndim() == 0) {  // a reduction's 0-d result on one device
       s.rows_.push_back(1);
