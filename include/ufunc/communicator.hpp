@@ -32,6 +32,10 @@ struct comm_transport {
   /// recv[r * bytes, (r + 1) * bytes) = rank r's send (`bytes` equal on every
   /// rank); communication_error when the transport fails.
   virtual void allgather(const void* send, std::size_t bytes, void* recv) const = 0;
+  /// On `root`, recv[r * bytes, (r + 1) * bytes) = rank r's send; recv unused elsewhere.
+  virtual void gather(const void* send, std::size_t bytes, void* recv, int root) const = 0;
+  /// recv = root's send[rank * bytes, (rank + 1) * bytes); send unused off the root.
+  virtual void scatter(const void* send, std::size_t bytes, void* recv, int root) const = 0;
   /// Ends every rank of the job (the last resort: MPI_Abort).
   virtual void abort(int code) const noexcept = 0;
 
@@ -84,6 +88,22 @@ class communicator {
   void allgather_bytes(const void* send, std::size_t bytes, void* recv) const {
     if (t_)
       t_->allgather(send, bytes, recv);
+    else if (bytes)
+      std::memcpy(recv, send, bytes);
+  }
+  /// On `root`, recv (size() * bytes) gets every rank's `bytes` bytes at `send`,
+  /// in rank order; elsewhere recv is not touched (collective).
+  void gather_bytes(const void* send, std::size_t bytes, void* recv, int root) const {
+    if (t_)
+      t_->gather(send, bytes, recv, root);
+    else if (bytes)
+      std::memcpy(recv, send, bytes);
+  }
+  /// recv (bytes) gets bytes [rank * bytes, (rank + 1) * bytes) of root's `send`
+  /// (size() * bytes there; not read elsewhere; collective).
+  void scatter_bytes(const void* send, std::size_t bytes, void* recv, int root) const {
+    if (t_)
+      t_->scatter(send, bytes, recv, root);
     else if (bytes)
       std::memcpy(recv, send, bytes);
   }

@@ -52,26 +52,59 @@ class mpi_transport final : public comm_transport {
 
   void allgather(const void* send, std::size_t bytes, void* recv) const override {
     // MPI counts are int: pieces of at most 1 GiB per rank.
-    constexpr std::size_t piece = std::size_t(1) << 30;
-    if (bytes <= piece) {
-      check(MPI_Allgather(send, static_cast<int>(bytes), MPI_BYTE, recv, static_cast<int>(bytes), MPI_BYTE, comm_),
+    pieces(bytes, recv, true, [&](std::size_t off, int n, void* into) {
+      check(MPI_Allgather(static_cast<const unsigned char*>(send) + off, n, MPI_BYTE, into, n, MPI_BYTE, comm_),
             "MPI_Allgather");
+    });
+  }
+  void gather(const void* send, std::size_t bytes, void* recv, int root) const override {
+    pieces(bytes, recv, root == rank_, [&](std::size_t off, int n, void* into) {
+      check(MPI_Gather(static_cast<const unsigned char*>(send) + off, n, MPI_BYTE, into, n, MPI_BYTE, root, comm_),
+            "MPI_Gather");
+    });
+  }
+  void scatter(const void* send, std::size_t bytes, void* recv, int root) const override {
+    constexpr std::size_t piece = std::size_t(1) << 30;  // per rank (MPI counts are int)
+    if (bytes <= piece) {
+      check(MPI_Scatter(send, static_cast<int>(bytes), MPI_BYTE, recv, static_cast<int>(bytes), MPI_BYTE, root, comm_),
+            "MPI_Scatter");
       return;
     }
-    std::vector<unsigned char> tmp(piece * static_cast<std::size_t>(size_));
+    std::vector<unsigned char> tmp(root == rank_ ? piece * static_cast<std::size_t>(size_) : 0);
     for (std::size_t off = 0; off < bytes; off += piece) {
       const std::size_t n = std::min(piece, bytes - off);
-      check(MPI_Allgather(static_cast<const unsigned char*>(send) + off, static_cast<int>(n), MPI_BYTE, tmp.data(),
-                          static_cast<int>(n), MPI_BYTE, comm_),
-            "MPI_Allgather");
-      for (int r = 0; r < size_; ++r)
-        std::memcpy(static_cast<unsigned char*>(recv) + static_cast<std::size_t>(r) * bytes + off,
-                    tmp.data() + static_cast<std::size_t>(r) * n, n);
+      if (root == rank_)  // each rank's part of this piece, packed in rank order
+        for (int r = 0; r < size_; ++r)
+          std::memcpy(tmp.data() + static_cast<std::size_t>(r) * n,
+                      static_cast<const unsigned char*>(send) + static_cast<std::size_t>(r) * bytes + off, n);
+      check(MPI_Scatter(tmp.data(), static_cast<int>(n), MPI_BYTE, static_cast<unsigned char*>(recv) + off,
+                        static_cast<int>(n), MPI_BYTE, root, comm_),
+            "MPI_Scatter");
     }
   }
   void abort(int code) const noexcept override { MPI_Abort(comm_, code); }
 
  private:
+  /// Runs step(offset, n, into) over pieces of at most 1 GiB per rank of a
+  /// collective whose result (size() * bytes at recv, where `receives`) is in
+  /// rank order: a piece lands in a buffer first when there are several.
+  template <class Step>
+  void pieces(std::size_t bytes, void* recv, bool receives, Step&& step) const {
+    constexpr std::size_t piece = std::size_t(1) << 30;
+    if (bytes <= piece) {
+      step(0, static_cast<int>(bytes), recv);
+      return;
+    }
+    std::vector<unsigned char> tmp(receives ? piece * static_cast<std::size_t>(size_) : 0);
+    for (std::size_t off = 0; off < bytes; off += piece) {
+      const std::size_t n = std::min(piece, bytes - off);
+      step(off, static_cast<int>(n), tmp.data());
+      if (receives)
+        for (int r = 0; r < size_; ++r)
+          std::memcpy(static_cast<unsigned char*>(recv) + static_cast<std::size_t>(r) * bytes + off,
+                      tmp.data() + static_cast<std::size_t>(r) * n, n);
+    }
+  }
   static void check(int rc, const char* call) {
     if (rc == MPI_SUCCESS) return;
     char msg[MPI_MAX_ERROR_STRING];

@@ -15,6 +15,7 @@
 // and made only once every shard succeeded.
 #pragma once
 
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -215,6 +216,47 @@ sharded_array<T, Target> shard(const std::vector<T>& h, const shape& s, const de
     throw shape_error("ufunc::shard: a vector of " + std::to_string(h.size()) + " elements cannot have shape " + s.str());
   return shard<Target>(h.data(), s, d);
 }
+/// Host data held by rank `root` alone (`s.count()` elements, row-major; the
+/// other ranks may pass nullptr) split over a set spanning processes: each rank
+/// receives its rows (collective: a scatter; every rank passes the same shape and
+/// root). In one process, shard(data, s, d) (root 0).
+template <class Target = target::device, class T>
+sharded_array<T, Target> shard(const T* data, const shape& s, const device_set& d, int root) {
+  if (root < 0 || root >= d.ranks())
+    throw value_error("ufunc::shard: root " + std::to_string(root) + " for " + std::to_string(d.ranks()) + " ranks");
+  if (!d.spans_processes()) return shard<Target>(data, s, d);
+  auto a = empty<T, Target>(s, d);  // the ranks agree on the shape first
+  const bool here = d.rank() == root;
+  std::exception_ptr err;
+  for (int r : d.comm().allgather(root))
+    if (r != root && !err)
+      err = std::make_exception_ptr(value_error("ufunc::shard: the ranks disagree on the root (" + std::to_string(r) +
+                                                " and " + std::to_string(root) + ")"));
+  if (here && !data && s.count() > 0 && !err)
+    err = std::make_exception_ptr(value_error("ufunc::shard: the root's data is null"));
+  detail::rank_status(d, "ufunc::shard", err);
+  const index_t row = s[0] > 0 ? s.count() / s[0] : 0;
+  index_t most = 0;
+  for (index_t r : a.global_rows()) most = r > most ? r : most;
+  const std::size_t per = static_cast<std::size_t>(most * row);
+  std::vector<T> all(here ? per * static_cast<std::size_t>(d.ranks()) : 0), mine(per);
+  if (here) {  // each rank's rows, padded to the longest
+    index_t at = 0;
+    for (std::size_t r = 0; r < a.global_rows().size(); ++r) {
+      const index_t n = a.global_rows()[r] * row;
+      std::copy(data + at, data + at + n, all.begin() + static_cast<std::ptrdiff_t>(r * per));
+      at += n;
+    }
+  }
+  d.comm().scatter_bytes(all.data(), per * sizeof(T), mine.data(), root);
+  detail::for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
+    auto& sh = a.shard(i);
+    detail::memory<Target>::copy_from_host(sh.data(), mine.data(), static_cast<std::size_t>(sh.size()) * sizeof(T), st);
+    return 0;
+  });
+  return a;
+}
+
 /// A 1-D host vector split over `d`.
 template <class Target = target::device, class T>
 sharded_array<T, Target> shard(const std::vector<T>& h, const device_set& d = device_set()) {

@@ -216,6 +216,36 @@ class sharded_array {
     local_to_host(h.data());
     return h;
   }
+  /// The whole array on rank `root` only: across processes a gather (collective;
+  /// every rank passes the same root; the other ranks get an empty vector). In
+  /// one process, to_host() (root 0). value_error for a root out of range or
+  /// not the same on every rank.
+  std::vector<T> to_host(int root) const {
+    static_assert(!std::is_same_v<T, bool>, "ufunc::sharded_array<bool>::to_host: use char elements");
+    const int ranks = devices_.ranks();
+    if (root < 0 || root >= ranks)
+      throw value_error("ufunc::sharded_array::to_host: root " + std::to_string(root) + " for " +
+                        std::to_string(ranks) + " ranks");
+    if (!devices_.spans_processes()) return to_host();
+    for (int r : devices_.comm().allgather(root))
+      if (r != root)
+        throw value_error("ufunc::sharded_array::to_host: the ranks disagree on the root (" + std::to_string(r) +
+                          " and " + std::to_string(root) + ")");
+    const index_t row = shape_.size() > 0 && shape_[0] > 0 ? shape_.count() / shape_[0] : 0;
+    index_t most = 0;
+    for (index_t r : global_rows_) most = r > most ? r : most;
+    const std::size_t per = static_cast<std::size_t>(most * row);
+    const bool here = devices_.rank() == root;
+    std::vector<T> mine(per), all(here ? per * global_rows_.size() : 0), h;
+    local_to_host(mine.data());
+    devices_.comm().gather_bytes(mine.data(), per * sizeof(T), all.data(), root);
+    if (!here) return h;
+    h.reserve(static_cast<std::size_t>(size()));
+    for (std::size_t r = 0; r < global_rows_.size(); ++r)
+      h.insert(h.end(), all.begin() + static_cast<std::ptrdiff_t>(r * per),
+               all.begin() + static_cast<std::ptrdiff_t>(r * per + static_cast<std::size_t>(global_rows_[r] * row)));
+    return h;
+  }
 
  private:
   friend struct detail::sharded_access;

@@ -70,6 +70,11 @@ void run_case(const ufunc::device_set& d, index_t n) {
   for (index_t k = 0; k < x.shard(0).size(); ++k) local_ok &= local[static_cast<std::size_t>(k)] == h[static_cast<std::size_t>(first * 3 + k)];
   check(local_ok, "local shard holds this rank's rows" + at);
   check(x.to_host() == h, "to_host gathers every rank's rows" + at);
+  const int root = P - 1;
+  const auto on_root = x.to_host(root);
+  check(d.rank() == root ? on_root == h : on_root.empty(), "to_host(root) on rank " + std::to_string(root) + " only" + at);
+  const auto xs = ufunc::shard<Tg>(d.rank() == root ? h.data() : nullptr, ufunc::shape{n, 3}, d, root);
+  check(xs.global_rows() == want_rows && xs.to_host() == h, "shard of the root's data (scatter)" + at);
 
   // Elementwise, with a plain (replicated) operand broadcast along the rows.
   const std::vector<float> mu_h = {0.1f, -0.2f, 0.3f};
@@ -207,6 +212,24 @@ void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
 
   // Ranks that disagree: shape_error on every rank, none left waiting.
   if (mpi_size > 1) {
+    bool root_err = false;
+    const auto z = ufunc::zeros<float, Tg>(ufunc::shape{4, 2}, d);
+    try {
+      (void)z.to_host(comm.rank() == 0 ? 0 : 1);
+    } catch (const ufunc::value_error&) {
+      root_err = true;
+    }
+    check(root_err, "to_host(root) with a different root per rank: value_error on every rank");
+    root_err = false;
+    try {
+      std::vector<float> hz(8, 1.f);
+      (void)ufunc::shard<Tg>(comm.rank() == 0 ? nullptr : hz.data(), ufunc::shape{4, 2}, d, 0);
+    } catch (const ufunc::value_error&) {
+      root_err = comm.rank() == 0;
+    } catch (const ufunc::communication_error&) {
+      root_err = comm.rank() != 0;
+    }
+    check(root_err, "shard from a root whose data is null: value_error there, communication_error elsewhere");
     bool threw = false;
     try {
       (void)ufunc::empty<float, Tg>(ufunc::shape{10 + comm.rank(), 2}, d);
