@@ -772,6 +772,26 @@ constexpr bool stages_out(bool has_out) {
   return has_out && !is_gpu_target<Target>();
 }
 
+/// A sharded reduction's global reduced and kept element counts (the unsharded
+/// call's g.R and g.K) and its result's dims (1 for a reduced dim with keepdims).
+struct reduced_shape {
+  index_t red_count = 1, kept_count = 1;
+  std::vector<index_t> dims;
+};
+inline reduced_shape reduced_shape_of(const sharded_plan& p, const std::array<bool, max_rank>& mask, bool keepdims) {
+  reduced_shape r;
+  for (int d = 0; d < p.rank; ++d) {
+    if (mask[static_cast<std::size_t>(d)]) {
+      r.red_count *= p.bshape[d];
+      if (keepdims) r.dims.push_back(1);
+    } else {
+      r.kept_count *= p.bshape[d];
+      r.dims.push_back(p.bshape[d]);
+    }
+  }
+  return r;
+}
+
 template <class... A>
 struct sharded_ops {
   /// f.lazy(args...) with sharded operands: a sharded expression (nothing runs;
@@ -896,16 +916,9 @@ struct sharded_ops {
       throw shape_error(std::string(r.name()) + ": give one axis (or none), not " + axes_str(o.axes_or_null()));
     const auto mask = axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis);
     constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
-    index_t red_count = 1;
-    std::vector<index_t> result_dims;
-    for (int d = 0; d < p.rank; ++d) {
-      if (mask[static_cast<std::size_t>(d)]) {
-        red_count *= p.bshape[d];
-        if (o.keepdims) result_dims.push_back(1);
-      } else {
-        result_dims.push_back(p.bshape[d]);
-      }
-    }
+    const reduced_shape rs = reduced_shape_of(p, mask, o.keepdims);
+    const index_t red_count = rs.red_count;
+    const std::vector<index_t>& result_dims = rs.dims;
     if (red_count == 0)
       throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
                         axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
@@ -1044,17 +1057,9 @@ struct sharded_ops {
     for (int d = 0; d < p.rank; ++d) all_axes.push_back(d);
     // The global reduced count and kept count (the unsharded call's g.R, g.K) and
     // the result's shape.
-    index_t red_count = 1, kept_count = 1;
-    std::vector<index_t> result_dims;
-    for (int d = 0; d < p.rank; ++d) {
-      if (mask[static_cast<std::size_t>(d)]) {
-        red_count *= p.bshape[d];
-        if (o.keepdims) result_dims.push_back(1);
-      } else {
-        kept_count *= p.bshape[d];
-        result_dims.push_back(p.bshape[d]);
-      }
-    }
+    const reduced_shape rs = reduced_shape_of(p, mask, o.keepdims);
+    const index_t red_count = rs.red_count, kept_count = rs.kept_count;
+    const std::vector<index_t>& result_dims = rs.dims;
     // Partials after the first: no initial value (it applies once). A mean's
     // partials: sums in its accumulator type (Res below), divided at the end.
     const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init, plain_kind> rest(
