@@ -256,6 +256,8 @@ TEST_CASE("sharded: argmax and argmin (whole, axis 0, axis 1) against NumPy's fi
   const auto x = ufunc::zeros<float, host>(ufunc::shape{0, 3}, ufunc::device_set{0, 1});
   CHECK_THROWS_AS((void)ufunc::argmax(x), ufunc::value_error);
   CHECK_THROWS_AS((void)ufunc::argmax(x, ufunc::axes{0, 1}), ufunc::shape_error);
+  const auto none = ufunc::zeros<float, host>(ufunc::shape{4, 0}, ufunc::device_set{0, 1});  // an empty result
+  CHECK(ufunc::argmax(none, ufunc::axis(0)).shape() == ufunc::shape{0});
 #if defined(UFUNC_BACKEND_CUDA)
   using dev = ufunc::target::device;
   for (const auto& d : sets<dev>()) {

@@ -44,6 +44,17 @@ struct arg_fold_fn {
     return op(acc, part);
   }
 };
+/// argmin/argmax's partial with its indices moved by `off`: a shard's partial
+/// (sharded/engine.hpp) counts from the shard's first element; moved to the
+/// global flattened reduced index space, partials fold with arg_pick alone.
+struct arg_shift_fn {
+  index_t off;
+  template <class A>
+  UFUNC_HD A operator()(A a) const {
+    a.i += off;
+    return a;
+  }
+};
 /// fin(acc): a streamed reduction's finalisation (mean's division), applied
 /// once to the folded accumulators.
 template <class Fin>

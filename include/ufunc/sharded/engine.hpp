@@ -902,11 +902,14 @@ struct sharded_ops {
 
   /// argmin/argmax(args...) with a sharded input: along an axis other than 0,
   /// each shard's result (sharded like the input); over axis 0 or the whole
-  /// array, each shard's indices and extreme values (its min/max, the same
-  /// NaN rule), offset by its first row and combined in shard (and rank) order
-  /// on the host, keeping the first of equal values and the first NaN, as
-  /// NumPy does. The result is the unsharded call's: an index (whole), or an
-  /// array of indices on the first device (over axis 0).
+  /// array, each shard's (value, index) partial (arg_partial_kind, as the
+  /// streamed argmin/argmax computes per chunk), its indices moved to the
+  /// global flattened reduced index space (arg_shift_fn: the shard's first row
+  /// times the reduced elements after axis 0), then combined as any partials
+  /// are (combine_partials, fold_across_ranks) with arg_pick, a total order (the
+  /// first NaN, else the value, then the index): the unsharded call's index for
+  /// any split. The result: an index (whole), or an array of indices on the
+  /// first device (over axis 0).
   template <class R, class... Args>
   static auto reduce_arg(const sharded_plan& p, const controls& o, const R& r, Args&&... args) {
     using parts = reducer_parts<R>;
@@ -917,9 +920,7 @@ struct sharded_ops {
     const auto mask = axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis);
     constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
     const reduced_shape rs = reduced_shape_of(p, mask, o.keepdims);
-    const index_t red_count = rs.red_count;
-    const std::vector<index_t>& result_dims = rs.dims;
-    if (red_count == 0)
+    if (rs.red_count == 0)
       throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
                         axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
     if (p.devices.spans_processes()) {
@@ -928,120 +929,81 @@ struct sharded_ops {
     }
     const std::vector<int>& ids = p.devices.ids();
     auto prep = std::make_tuple(prepare_arg(args, ids)...);
-    auto run_shard = [&](const auto& red, int i, stream_ref st) {
-      return std::apply([&](auto&... q) { return red(pick_arg(q, i)..., st); }, prep);
-    };
     if constexpr (!scalar) {
       if (!mask[0])  // along another axis: every shard's indices stay on its device
         return across_ranks(p.devices, r.name(), [&] {
-          auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) { return run_shard(r, i, st); });
+          auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+            return std::apply([&](auto&... q) { return r(pick_arg(q, i)..., st); }, prep);
+          });
           return sharded_access::assemble(p.devices, std::move(res), p.global_rows);
         });
     }
-    const auto& extreme = [] {
-      if constexpr (is_max) return ufunc::max;
-      else return ufunc::min;
-    }();
-    // Each shard's values and indices on the host, folded in shard order.
-    auto host_of = [](auto&& x) {
-      if constexpr (scalar)
-        return std::vector<std::decay_t<decltype(x)>>{x};
-      else
-        return x.to_host();
+    std::vector<int> all_axes;
+    for (int d = 0; d < p.rank; ++d) all_axes.push_back(d);
+    const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init,
+                  arg_partial_kind<is_max>>
+        partial_r(r.map_fn(), r.op_fn(), no_init{}, r.name());
+    auto run_partial = [&](int i, stream_ref st) {  // a whole reduction as a 0-d partial on the device
+      return std::apply(
+          [&](auto&... q) {
+            if constexpr (scalar)
+              return partial_r(pick_arg(q, i)..., ufunc::axes(all_axes), st);
+            else
+              return partial_r(pick_arg(q, i)..., st);
+          },
+          prep);
     };
-    using Val = typename decltype(host_of(run_shard(extreme, 0, stream_ref())))::value_type;
-    using Idx = typename decltype(host_of(run_shard(r, 0, stream_ref())))::value_type;
-    const std::size_t K = [&] {
-      std::size_t k = 1;
-      for (index_t e : result_dims) k *= static_cast<std::size_t>(e);
-      return scalar ? std::size_t(1) : k;
-    }();
-    index_t row = 1;  // elements of a row (the flat index's step per row)
-    for (int d = 1; d < p.rank; ++d) row *= p.bshape[d];
-    const auto offs = [&] {
-      auto off = row_offsets(p.rows);
-      if (p.devices.spans_processes()) {
-        index_t first = 0;
-        for (int q = 0; q < p.devices.rank(); ++q) first += p.global_rows[static_cast<std::size_t>(q)];
-        for (auto& f : off) f += first;
-      }
-      return off;
-    }();
-    std::vector<Val> best_v(K);
-    std::vector<Idx> best_i(K);
-    bool have = false;
-    auto take = [&](const Val* v, const Idx* ix) {
-      for (std::size_t k = 0; k < K; ++k) {
-        const auto lt = [](const Val& a, const Val& b) {
-          if constexpr (std::is_arithmetic_v<Val>) return a < b;
-          else return static_cast<double>(a) < static_cast<double>(b);  // 16-bit floats: exact in double
-        };
-        const bool better = !have || (!is_nan(best_v[k]) && (is_nan(v[k]) || (is_max ? lt(best_v[k], v[k]) : lt(v[k], best_v[k]))));
-        if (better) best_v[k] = v[k], best_i[k] = ix[k];
-      }
-      have = true;
-    };
-    auto local = [&] {
-      auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
-        std::pair<std::vector<Val>, std::vector<Idx>> vi;
-        if (p.rows[static_cast<std::size_t>(i)] == 0) return vi;
-        vi.first = host_of(run_shard(extreme, i, st));
-        vi.second = host_of(run_shard(r, i, st));
-        // A flat index (no axis: the whole array, keepdims or not) moves by the
-        // shard's first row times a row's elements; an index along axis 0 by its first row.
-        const index_t shift = offs[static_cast<std::size_t>(i)] * (o.has_axes ? 1 : row);
-        for (auto& x : vi.second) x = static_cast<Idx>(x + shift);
-        return vi;
-      });
-      for (const auto& vi : res)
-        if (!vi.first.empty()) take(vi.first.data(), vi.second.data());
-      return 0;
-    };
-    if (!p.devices.spans_processes()) {
-      local();
-    } else {  // the ranks' folds, all-gathered behind a status word and folded in rank order
-      std::exception_ptr err;
+    using Part = decltype(run_partial(0, stream_ref()));
+    using Acc = typename Part::value_type;  // arg_acc<M>
+    using Pick = arg_pick<decltype(Acc::v), is_max>;
+    // The first position of shard i in the flattened reduced index space.
+    index_t after0 = 1;
+    for (int d = 1; d < p.rank; ++d)
+      if (mask[static_cast<std::size_t>(d)]) after0 *= p.bshape[d];
+    std::vector<index_t> first_rows = row_offsets(p.rows);
+    if (p.devices.spans_processes())
+      for (int q = 0; q < p.devices.rank(); ++q)
+        for (auto& f : first_rows) f += p.global_rows[static_cast<std::size_t>(q)];
+    std::vector<int> live;
+    for (std::size_t i = 0; i < p.rows.size(); ++i)
+      if (p.rows[i] > 0) live.push_back(static_cast<int>(i));
+    auto local_part = [&]() -> std::optional<Part> {
+      if (live.empty()) return std::nullopt;
+      auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+        if (p.rows[static_cast<std::size_t>(i)] == 0) return Part();
+        Part a = run_partial(i, st);
+        const arg_shift_fn shift{first_rows[static_cast<std::size_t>(i)] * after0};
+        vectorized<Target, arg_shift_fn>(shift, r.name())(a, ufunc::out(a), st);
+        return a;
+      }, false);
       try {
-        local();
+        Part out = combine_partials<Target, Pick, Acc>(partial, live, ids, Pick{}, r.name());
+        release_on<Target>(partial, ids);
+        return out;
       } catch (...) {
-        err = std::current_exception();
+        try {
+          drain<Target>(ids);
+        } catch (...) {
+        }
+        release_on<Target>(partial, ids);
+        throw;
       }
-      const std::size_t per = 2 * sizeof(std::int64_t) + K * (sizeof(Val) + sizeof(Idx));
-      std::vector<unsigned char> send(per), recv(per * static_cast<std::size_t>(p.devices.ranks()));
-      const std::int64_t head[2] = {err ? 1 : 0, have && !err ? 1 : 0};
-      std::memcpy(send.data(), head, sizeof(head));
-      if (head[1]) {
-        std::memcpy(send.data() + sizeof(head), best_v.data(), K * sizeof(Val));
-        std::memcpy(send.data() + sizeof(head) + K * sizeof(Val), best_i.data(), K * sizeof(Idx));
-      }
-      p.devices.comm().allgather_bytes(send.data(), per, recv.data());
-      if (err) std::rethrow_exception(err);
-      have = false;
-      std::vector<Val> v(K);
-      std::vector<Idx> ix(K);
-      for (int q = 0; q < p.devices.ranks(); ++q) {
-        const unsigned char* at = recv.data() + static_cast<std::size_t>(q) * per;
-        std::int64_t h[2];
-        std::memcpy(h, at, sizeof(h));
-        if (h[0])
-          throw communication_error(std::string(r.name()) + ": rank " + std::to_string(q) +
-                                    " failed (its error was thrown there); this rank's part is discarded");
-        if (!h[1]) continue;
-        std::memcpy(v.data(), at + sizeof(h), K * sizeof(Val));
-        std::memcpy(ix.data(), at + sizeof(h) + K * sizeof(Val), K * sizeof(Idx));
-        take(v.data(), ix.data());
-      }
-    }
+    };
+    Part out = p.devices.spans_processes()
+                   ? fold_across_ranks<Target, Acc>(p.devices, r.name(), local_part, Pick{},
+                                                    scalar ? shape() : shape(rs.dims))
+                   : std::move(*local_part());
+    device_guard<Target> g(ids[0]);
     if constexpr (scalar) {
-      return best_i[0];
+      return finish_index{}(out.to_host()[0]);
     } else {
-      device_guard<Target> g(ids[0]);
       const stream_ref s0 = shard_stream<Target>(ids[0]);
-      array<Idx, Target> out = asarray<Target>(best_i, shape(result_dims), s0);
+      using fin_t = finish_fn<finish_index>;
+      auto idx = vectorized<Target, fin_t>(fin_t{finish_index{}}, r.name())(out, s0);
       s0.synchronize();
-      std::vector<array<Idx, Target>> v;
-      v.push_back(std::move(out));
-      return sharded_array<Idx, Target>::from_shards(device_set{ids[0]}, std::move(v));
+      std::vector<decltype(idx)> v;
+      v.push_back(std::move(idx));
+      return sharded_array<typename decltype(idx)::value_type, Target>::from_shards(device_set{ids[0]}, std::move(v));
     }
   }
 
