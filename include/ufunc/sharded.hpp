@@ -157,7 +157,7 @@ sharded_array<T, Target> empty(const shape& s, const device_set& d) {
   auto res = detail::for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
     return array<T, Target>(detail::with_rows(s, rows[static_cast<std::size_t>(i)]), st);
   });
-  return sharded_array<T, Target>::from_shards(d, std::move(res));
+  return detail::sharded_access::assemble(d, std::move(res));
 }
 
 /// A sharded array of zeros (all-bits-zero).
@@ -190,7 +190,7 @@ sharded_array<T, Target> full(const shape& s, T value, const device_set& d) {
   auto res = detail::for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
     return ufunc::full<T, Target>(detail::with_rows(s, rows[static_cast<std::size_t>(i)]), value, st);
   });
-  return sharded_array<T, Target>::from_shards(d, std::move(res));
+  return detail::sharded_access::assemble(d, std::move(res));
 }
 
 /// Host data (`s.count()` elements, row-major) split over `d`: shard i gets
@@ -236,9 +236,7 @@ sharded_array<T, Target> shard(const T* data, const shape& s, const device_set& 
     err = std::make_exception_ptr(value_error("ufunc::shard: the root's data is null"));
   detail::rank_status(d, "ufunc::shard", err);
   const index_t row = s[0] > 0 ? s.count() / s[0] : 0;
-  index_t most = 0;
-  for (index_t r : a.global_rows()) most = r > most ? r : most;
-  const std::size_t per = static_cast<std::size_t>(most * row);
+  const std::size_t per = detail::padded_rank_elements(a.global_rows(), row);
   std::vector<T> all(here ? per * static_cast<std::size_t>(d.ranks()) : 0), mine(per);
   if (here) {  // each rank's rows, padded to the longest
     index_t at = 0;

@@ -84,6 +84,11 @@ struct sharded_access {
   template <class T, class Target>
   static sharded_array<T, Target> assemble(device_set d, std::vector<array<T, Target>> shards,
                                            const std::vector<index_t>& global_rows);
+  /// The same in one process (shards complete: made on the sharded streams, drained).
+  template <class T, class Target>
+  static sharded_array<T, Target> assemble(device_set d, std::vector<array<T, Target>> shards) {
+    return sharded_array<T, Target>::adopt(std::move(d), std::move(shards));
+  }
 };
 }  // namespace detail
 
@@ -134,19 +139,21 @@ class sharded_array {
   /// the ranks exchange their rows, and shape_error on every rank when their
   /// dims after axis 0 differ).
   static sharded_array from_shards(device_set d, std::vector<shard_type> shards) {
-    if (d.spans_processes()) {
-      auto s = from_shards(device_set(d.ids()), std::move(shards));
-      s.devices_ = std::move(d);
-      s.global_rows_ = s.exchange_rows("ufunc::sharded_array::from_shards");
-      s.shape_[0] = 0;
-      for (index_t r : s.global_rows_) s.shape_[0] += r;
-      return s;
-    }
+    for (const auto& sh : shards) sh.stream().synchronize();
+    if (!d.spans_processes()) return adopt(std::move(d), std::move(shards));
+    auto s = adopt(device_set(d.ids()), std::move(shards));
+    auto rows = s.exchange_rows(d, "ufunc::sharded_array::from_shards");
+    s.span(std::move(d), std::move(rows));
+    return s;
+  }
+
+ private:
+  /// The shards of this process as the array's (checks, rows, shape), no wait.
+  static sharded_array adopt(device_set d, std::vector<shard_type> shards) {
     if (static_cast<int>(shards.size()) != d.size())
       throw shape_error("ufunc::sharded_array::from_shards: " + std::to_string(shards.size()) + " shards for " +
                         std::to_string(d.size()) + " devices " + d.str());
     detail::check_device_ids(d.ids(), -1, "ufunc::sharded_array::from_shards");
-    for (const auto& sh : shards) sh.stream().synchronize();
     sharded_array s;
     if (shards.size() == 1 && shards[0].ndim() == 0) {  // a reduction's 0-d result on one device
       s.rows_.push_back(1);
@@ -172,7 +179,16 @@ class sharded_array {
     s.shards_ = std::move(shards);
     return s;
   }
+  /// This process's part made the part of an array over `d` (a set spanning
+  /// processes) whose every rank's rows are `global_rows`.
+  void span(device_set d, std::vector<index_t> global_rows) {
+    devices_ = std::move(d);
+    global_rows_ = std::move(global_rows);
+    shape_[0] = 0;
+    for (index_t r : global_rows_) shape_[0] += r;
+  }
 
+ public:
   /// The global shape (axis 0 is the sum of the shards' rows, over every rank).
   const ufunc::shape& shape() const noexcept { return shape_; }
   index_t size() const noexcept { return shape_.count(); }
@@ -211,7 +227,7 @@ class sharded_array {
   /// stream). Across processes: collective, every rank gets the whole array.
   std::vector<T> to_host() const {
     static_assert(!std::is_same_v<T, bool>, "ufunc::sharded_array<bool>::to_host: use char elements");
-    if (devices_.spans_processes()) return gather_all();
+    if (devices_.spans_processes()) return gather(-1);
     std::vector<T> h(static_cast<std::size_t>(size()));
     local_to_host(h.data());
     return h;
@@ -231,20 +247,7 @@ class sharded_array {
       if (r != root)
         throw value_error("ufunc::sharded_array::to_host: the ranks disagree on the root (" + std::to_string(r) +
                           " and " + std::to_string(root) + ")");
-    const index_t row = shape_.size() > 0 && shape_[0] > 0 ? shape_.count() / shape_[0] : 0;
-    index_t most = 0;
-    for (index_t r : global_rows_) most = r > most ? r : most;
-    const std::size_t per = static_cast<std::size_t>(most * row);
-    const bool here = devices_.rank() == root;
-    std::vector<T> mine(per), all(here ? per * global_rows_.size() : 0), h;
-    local_to_host(mine.data());
-    devices_.comm().gather_bytes(mine.data(), per * sizeof(T), all.data(), root);
-    if (!here) return h;
-    h.reserve(static_cast<std::size_t>(size()));
-    for (std::size_t r = 0; r < global_rows_.size(); ++r)
-      h.insert(h.end(), all.begin() + static_cast<std::ptrdiff_t>(r * per),
-               all.begin() + static_cast<std::ptrdiff_t>(r * per + static_cast<std::size_t>(global_rows_[r] * row)));
-    return h;
+    return gather(root);
   }
 
  private:
@@ -252,7 +255,7 @@ class sharded_array {
 
   /// Every rank's rows, exchanged (collective), with a check that the ranks'
   /// shards agree after axis 0.
-  std::vector<index_t> exchange_rows(const char* what) const {
+  std::vector<index_t> exchange_rows(const device_set& d, const char* what) const {
     struct desc {
       index_t rows;
       int ndim;
@@ -262,14 +265,14 @@ class sharded_array {
     mine.rows = shape_.size() > 0 ? shape_[0] : 0;
     mine.ndim = shape_.size();
     for (int k = 1; k < shape_.size() && k < 9; ++k) mine.dims[k] = shape_[k];
-    const auto all = devices_.comm().allgather(mine);
+    const auto all = d.comm().allgather(mine);
     std::vector<index_t> rows;
     for (std::size_t r = 0; r < all.size(); ++r) {
       bool same = all[r].ndim == mine.ndim;
       for (int k = 1; same && k < mine.ndim && k < 9; ++k) same = all[r].dims[k] == mine.dims[k];
       if (!same || mine.ndim < 1)
         throw shape_error(std::string(what) + ": rank " + std::to_string(r) + "'s shard and rank " +
-                          std::to_string(devices_.rank()) + "'s (shape " + shape_.str() +
+                          std::to_string(d.rank()) + "'s (shape " + shape_.str() +
                           ") differ after axis 0 or have rank 0 (shards differ in axis 0 only, rank >= 1)");
       rows.push_back(all[r].rows);
     }
@@ -285,15 +288,20 @@ class sharded_array {
       at += n;
     }
   }
-  /// to_host across processes: every rank's shard, padded to the longest.
-  std::vector<T> gather_all() const {
+  /// to_host across processes: every rank's shard, padded to the longest row
+  /// count, gathered to `root` (the other ranks get an empty vector) or, for a
+  /// negative root, to every rank.
+  std::vector<T> gather(int root) const {
     const index_t row = shape_.size() > 0 && shape_[0] > 0 ? shape_.count() / shape_[0] : 0;
-    index_t most = 0;
-    for (index_t r : global_rows_) most = r > most ? r : most;
-    const std::size_t per = static_cast<std::size_t>(most * row);
-    std::vector<T> mine(per), all(per * global_rows_.size()), h;
+    const std::size_t per = detail::padded_rank_elements(global_rows_, row);
+    const bool here = root < 0 || devices_.rank() == root;
+    std::vector<T> mine(per), all(here ? per * global_rows_.size() : 0), h;
     local_to_host(mine.data());
-    devices_.comm().allgather_bytes(mine.data(), per * sizeof(T), all.data());
+    if (root < 0)
+      devices_.comm().allgather_bytes(mine.data(), per * sizeof(T), all.data());
+    else
+      devices_.comm().gather_bytes(mine.data(), per * sizeof(T), all.data(), root);
+    if (!here) return h;
     h.reserve(static_cast<std::size_t>(size()));
     for (std::size_t r = 0; r < global_rows_.size(); ++r)
       h.insert(h.end(), all.begin() + static_cast<std::ptrdiff_t>(r * per),
@@ -325,12 +333,10 @@ namespace detail {
 template <class T, class Target>
 sharded_array<T, Target> sharded_access::assemble(device_set d, std::vector<array<T, Target>> shards,
                                                   const std::vector<index_t>& global_rows) {
-  if (!d.spans_processes()) return sharded_array<T, Target>::from_shards(std::move(d), std::move(shards));
-  auto s = sharded_array<T, Target>::from_shards(device_set(d.ids()), std::move(shards));
-  s.devices_ = std::move(d);
-  s.global_rows_ = global_rows;
-  s.shape_[0] = 0;
-  for (index_t r : global_rows) s.shape_[0] += r;
+  // (the engine's shards are complete: made on the sharded streams, drained)
+  if (!d.spans_processes()) return sharded_array<T, Target>::adopt(std::move(d), std::move(shards));
+  auto s = sharded_array<T, Target>::adopt(device_set(d.ids()), std::move(shards));
+  s.span(std::move(d), global_rows);
   return s;
 }
 }  // namespace detail

@@ -34,6 +34,14 @@ inline std::vector<index_t> row_offsets(const std::vector<index_t>& rows) {
   return off;
 }
 
+/// Elements of the longest of `rows` shards of `row` elements a row: what each
+/// rank sends when shards of every rank travel in one fixed-size collective.
+inline std::size_t padded_rank_elements(const std::vector<index_t>& rows, index_t row) {
+  index_t most = 0;
+  for (index_t r : rows) most = r > most ? r : most;
+  return static_cast<std::size_t>(most * row);
+}
+
 /// `s` with its axis 0 replaced by `rows` (a shard's shape).
 inline shape with_rows(const shape& s, index_t rows) {
   shape r = s;

@@ -470,13 +470,16 @@ void agree_across_ranks(const sharded_plan& p, const std::string& name, const A&
   (visit_leaves(visit, a), ...);
   (void)visit;
   struct desc {
+    std::uint64_t hash;  // of the whole description (the text below may be cut)
     char text[240];
   };
   desc mine{};
+  mine.hash = 14695981039346656037ull;  // FNV-1a
+  for (unsigned char ch : d) mine.hash = (mine.hash ^ ch) * 1099511628211ull;
   d.copy(mine.text, sizeof(mine.text) - 1);
   const auto all = p.devices.comm().allgather(mine);
   for (std::size_t r = 0; r < all.size(); ++r)
-    if (std::string(all[r].text) != std::string(mine.text))
+    if (all[r].hash != mine.hash || std::string(all[r].text) != std::string(mine.text))
       throw shape_error(name + ": the ranks disagree: rank " + std::to_string(r) + " called " +
                         all[r].text + ", rank " + std::to_string(p.devices.rank()) + " " + mine.text +
                         " (every rank makes the same sharded calls, in the same order)");
@@ -1003,7 +1006,7 @@ struct sharded_ops {
       s0.synchronize();
       std::vector<decltype(idx)> v;
       v.push_back(std::move(idx));
-      return sharded_array<typename decltype(idx)::value_type, Target>::from_shards(device_set{ids[0]}, std::move(v));
+      return sharded_access::assemble(device_set{ids[0]}, std::move(v));
     }
   }
 
@@ -1069,7 +1072,7 @@ struct sharded_ops {
       } else {
         std::vector<Arr> v;
         v.push_back(std::move(x));
-        return sharded_array<Res, Target>::from_shards(device_set{ids[0]}, std::move(v));
+        return sharded_access::assemble(device_set{ids[0]}, std::move(v));
       }
     };
     if constexpr (!scalar) {
