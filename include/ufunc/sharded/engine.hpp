@@ -8,6 +8,7 @@
 // sharded.hpp includes it (scripts/check_layers.py).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -604,6 +605,31 @@ array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, cons
   return acc;
 }
 
+/// This process's partials (make(i, stream) for each shard listed in `live`, the
+/// shards with rows) combined with op (combine_partials), every partial freed on
+/// every path; none when no shard has rows (a rank without rows).
+template <class Target, class Op, class Res, class Make>
+std::optional<array<Res, Target>> combine_local(const std::vector<int>& live, const std::vector<int>& ids, const Op& op,
+                                                const char* name, Make&& make) {
+  if (live.empty()) return std::nullopt;
+  auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+    const bool has = std::find(live.begin(), live.end(), i) != live.end();
+    return has ? array<Res, Target>(make(i, st)) : array<Res, Target>();
+  }, false);
+  try {
+    array<Res, Target> out = combine_partials<Target, Op, Res>(partial, live, ids, op, name);
+    release_on<Target>(partial, ids);
+    return out;
+  } catch (...) {
+    try {
+      drain<Target>(ids);
+    } catch (...) {
+    }
+    release_on<Target>(partial, ids);
+    throw;
+  }
+}
+
 template <class R>
 struct reducer_parts;
 template <class AccO, class Map, class Op, class Init, class Kind>
@@ -970,27 +996,13 @@ struct sharded_ops {
     std::vector<int> live;
     for (std::size_t i = 0; i < p.rows.size(); ++i)
       if (p.rows[i] > 0) live.push_back(static_cast<int>(i));
-    auto local_part = [&]() -> std::optional<Part> {
-      if (live.empty()) return std::nullopt;
-      auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
-        if (p.rows[static_cast<std::size_t>(i)] == 0) return Part();
+    auto local_part = [&] {
+      return combine_local<Target, Pick, Acc>(live, ids, Pick{}, r.name(), [&](int i, stream_ref st) {
         Part a = run_partial(i, st);
         const arg_shift_fn shift{first_rows[static_cast<std::size_t>(i)] * after0};
         vectorized<Target, arg_shift_fn>(shift, r.name())(a, ufunc::out(a), st);
         return a;
-      }, false);
-      try {
-        Part out = combine_partials<Target, Pick, Acc>(partial, live, ids, Pick{}, r.name());
-        release_on<Target>(partial, ids);
-        return out;
-      } catch (...) {
-        try {
-          drain<Target>(ids);
-        } catch (...) {
-        }
-        release_on<Target>(partial, ids);
-        throw;
-      }
+      });
     };
     Part out = p.devices.spans_processes()
                    ? fold_across_ranks<Target, Acc>(p.devices, r.name(), local_part, Pick{},
@@ -1117,25 +1129,11 @@ struct sharded_ops {
       else return r.op_fn();
     }();
     // This process's shards combined (none across processes on a rank without rows).
-    auto local_part = [&]() -> std::optional<Arr> {
-      if (live.empty()) return std::nullopt;
-      auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
-        if (p.rows[static_cast<std::size_t>(i)] == 0) return Arr();
+    auto local_part = [&] {
+      return combine_local<Target, UsedOp, Res>(live, ids, used_op, r.name(), [&](int i, stream_ref st) {
         if constexpr (is_mean) return run_shard(mean_sum, i, st);
-        else return i == live[0] && init_here ? run_shard(r, i, st) : run_shard(rest, i, st);
-      }, false);
-      try {
-        Arr out = combine_partials<Target, UsedOp, Res>(partial, live, ids, used_op, r.name());
-        release_on<Target>(partial, ids);
-        return out;
-      } catch (...) {
-        try {
-          drain<Target>(ids);
-        } catch (...) {
-        }
-        release_on<Target>(partial, ids);
-        throw;
-      }
+        else return i == live[0] && init_here ? run_shard(r, i, st) : run_shard(rest, i, st);  // the initial value once
+      });
     };
     {
       Arr out = multi ? fold_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op,
