@@ -5,6 +5,9 @@
 #include "sharded_support.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cuda/std/array>
+#include <random>
 #include <functional>
 #include <string>
 #include <vector>
@@ -263,6 +266,132 @@ TEST_CASE("sharded: argmax and argmin (whole, axis 0, axis 1) against NumPy's fi
   for (const auto& d : sets<dev>()) {
     if (d.size() > 1 && !ufunc::have_nccl) continue;
     arg_case<dev>(d, 64, 17, 3, seed);
+  }
+#endif
+}
+
+namespace {
+
+using P3 = cuda::std::array<float, 3>;
+
+/// Pairwise reductions with the x_i sharded and the y_j replicated (issue 40):
+/// vec<3> of a sharded (N, 1, 3) array against a plain (1, M, 3) or (M, 3) one,
+/// against double loops over the whole data.
+template <class Tg>
+void pairwise_case(const ufunc::device_set& d, index_t n, index_t m, bool y_2d, unsigned seed) {
+  const std::string at = "n " + std::to_string(n) + " m " + std::to_string(m) + " over " + d.str();
+  CAPTURE(at);
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> xh(static_cast<std::size_t>(n * 3)), yh(static_cast<std::size_t>(m * 3)), bh(static_cast<std::size_t>(m));
+  for (auto& v : xh) v = u(g);
+  for (auto& v : yh) v = u(g);
+  for (auto& v : bh) v = u(g);
+  const auto xs = ufunc::shard<Tg>(xh, ufunc::shape{n, 1, 3}, d);
+  const auto y = plain<Tg>(yh, y_2d ? ufunc::shape{m, 3} : ufunc::shape{1, m, 3});
+  const auto b = plain<Tg>(bh, y_2d ? ufunc::shape{m} : ufunc::shape{1, m});
+  const auto dist2 = ufunc::vectorize<Tg>([] UFUNC_HD(P3 p, P3 q) {
+    const float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return dx * dx + dy * dy + dz * dz;
+  });
+  const auto k = ufunc::map_reduce([] UFUNC_HD(P3 p, P3 q, float w) {
+    const float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return expf(-0.5f * (dx * dx + dy * dy + dz * dz)) * w;
+  }, ufunc::plus{});
+  auto d2 = [&](index_t i, index_t j) {
+    double s = 0;
+    for (int c = 0; c < 3; ++c) {
+      const double t = double(xh[static_cast<std::size_t>(i * 3 + c)]) - yh[static_cast<std::size_t>(j * 3 + c)];
+      s += t * t;
+    }
+    return s;
+  };
+  auto term = [&](index_t i, index_t j) { return std::exp(-0.5 * d2(i, j)) * bh[static_cast<std::size_t>(j)]; };
+  // Each term within a few ulp (the coordinates' differences, expf); the sums'
+  // rounding within the documented pairwise bounds: 1e-5 of sum |term| holds both.
+  const double tol = 1e-5;
+
+  const auto dd = dist2(ufunc::vec<3>(xs), ufunc::vec<3>(y));  // elementwise: sharded (n, m)
+  REQUIRE(dd.shape() == ufunc::shape{n, m});
+  CHECK(dd.devices() == d);
+  const auto ddh = dd.to_host();
+  int bad = 0;
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < m; ++j)
+      bad += std::fabs(ddh[static_cast<std::size_t>(i * m + j)] - d2(i, j)) > 1e-6 * (1 + d2(i, j));
+  CHECK(bad == 0);
+
+  const auto a = k(ufunc::vec<3>(xs), ufunc::vec<3>(y), b, ufunc::axis(1));  // kernel sum over j
+  REQUIRE(a.shape() == ufunc::shape{n});
+  const auto ah = a.to_host();
+  bad = 0;
+  for (index_t i = 0; i < n; ++i) {
+    double s = 0, sa = 0;
+    for (index_t j = 0; j < m; ++j) s += term(i, j), sa += std::fabs(term(i, j));
+    bad += std::fabs(ah[static_cast<std::size_t>(i)] - s) > tol * sa + 1e-30;
+  }
+  CHECK(bad == 0);
+
+  const auto c = k(ufunc::vec<3>(xs), ufunc::vec<3>(y), b, ufunc::axis(0));  // over i: the shards' partials combined
+  REQUIRE(c.shape() == ufunc::shape{m});
+  const auto ch = c.to_host();
+  bad = 0;
+  for (index_t j = 0; j < m; ++j) {
+    double s = 0, sa = 0;
+    for (index_t i = 0; i < n; ++i) s += term(i, j), sa += std::fabs(term(i, j));
+    bad += std::fabs(ch[static_cast<std::size_t>(j)] - s) > tol * sa + 1e-30;
+  }
+  CHECK(bad == 0);
+
+  const float whole = k(ufunc::vec<3>(xs), ufunc::vec<3>(y), b);
+  double s = 0, sa = 0;
+  for (index_t i = 0; i < n; ++i)
+    for (index_t j = 0; j < m; ++j) s += term(i, j), sa += std::fabs(term(i, j));
+  CHECK(std::fabs(whole - s) <= tol * sa);
+
+  // Nearest neighbours through a lazy node: the index's distance is the least
+  // (to rounding: the device may contract to FMA), and the index a real one.
+  const auto nn = ufunc::argmin(dist2.lazy(ufunc::vec<3>(xs), ufunc::vec<3>(y)), ufunc::axis(1));
+  REQUIRE(nn.shape() == ufunc::shape{n});
+  const auto nnh = nn.to_host();
+  bad = 0;
+  for (index_t i = 0; i < n; ++i) {
+    const auto j = static_cast<index_t>(nnh[static_cast<std::size_t>(i)]);
+    double best = d2(i, 0);
+    for (index_t q = 1; q < m; ++q) best = std::min(best, d2(i, q));
+    bad += j < 0 || j >= m || d2(i, j) > best + 1e-6;
+  }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("sharded: pairwise reductions with vec<D> of a sharded array (x_i sharded, y_j replicated)") {
+  const auto seed = test::fresh_seed();
+  for (const auto& d : sets<host>()) {
+    pairwise_case<host>(d, 37, 300, false, seed);
+    pairwise_case<host>(d, 2, 5, true, seed + 1);  // 0-row shards on the larger sets
+    pairwise_case<host>(d, 130, 600, true, seed + 2);  // the blocked pairwise loops in every shard
+  }
+  // Checked before any work: the core axis, and axis 0 left to shard.
+  const ufunc::device_set d{0, 1};
+  const auto xs = ufunc::zeros<float, host>(ufunc::shape{4, 3}, d);
+  const auto flat = ufunc::zeros<float, host>(ufunc::shape{12}, d);
+  const auto y2 = ufunc::zeros<float, host>(ufunc::shape{5, 2});
+  const auto dist = ufunc::map_reduce([] UFUNC_HD(P3 p, P3 q) { return p[0] * q[0]; }, ufunc::plus{});
+  CHECK_THROWS_WITH_AS((void)dist(ufunc::vec<3>(flat), ufunc::vec<3>(xs), ufunc::axis(0)),
+                       doctest::Contains("ufunc::vec<3> of a sharded array of shape (12,)"), ufunc::shape_error);
+  const auto x2 = ufunc::zeros<float, host>(ufunc::shape{4, 1, 2}, d);
+  CHECK_THROWS_AS((void)dist(ufunc::vec<3>(x2), ufunc::vec<3>(xs), ufunc::axis(1)), ufunc::shape_error);
+  const auto x3 = ufunc::zeros<float, host>(ufunc::shape{4, 1, 3}, d);
+  CHECK_THROWS_WITH_AS((void)dist(ufunc::vec<3>(x3), ufunc::vec<3>(y2), ufunc::axis(1)),
+                       doctest::Contains("ufunc::vec<3> of an array of shape (5,2)"), ufunc::shape_error);
+#if defined(UFUNC_BACKEND_CUDA)
+  using dev = ufunc::target::device;
+  for (const auto& ds : sets<dev>()) {
+    if (ds.size() > 1 && !ufunc::have_nccl) continue;
+    pairwise_case<dev>(ds, 300, 1024, false, seed + 3);  // the tiled kernel in every shard
+    pairwise_case<dev>(ds, 5, 40, true, seed + 4);
   }
 #endif
 }

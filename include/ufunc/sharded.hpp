@@ -99,7 +99,8 @@ decltype(auto) evaluate(const E& e, C&&... c) {
 
 /// A sharded array as a leaf expression (`ufunc::lazy(x) * 2.0f + y`); a
 /// sharded expression is returned as it is.
-template <class A, std::enable_if_t<detail::is_sharded_operand_v<A>, int> = 0>
+template <class A, std::enable_if_t<detail::is_sharded_operand_v<A> && !detail::is_sharded_vec<detail::bare_t<A>>::value,
+                                    int> = 0>
 auto lazy(A&& x) {
   if constexpr (detail::is_sharded_expr<detail::bare_t<A>>::value)
     return detail::bare_t<A>(std::forward<A>(x));

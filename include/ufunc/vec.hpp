@@ -41,4 +41,30 @@ vec_arg<D, T, Target> vec(const array<T, Target>& x) {
 template <int D, class T, class Target>
 void vec(array<T, Target>&& x) = delete;
 
+template <class T, class Target>
+class sharded_array;
+
+/// A sharded array's points (`ufunc::vec<D>(x)` of a sharded_array): made for
+/// calls, `f.lazy` and reductions over sharded arrays (sharded.hpp), where each
+/// shard is passed as `vec<D>` of its rows. Holds a pointer: the sharded array
+/// must outlive the call or the lazy expression's evaluation.
+template <int D, class S>
+struct sharded_vec_arg {
+  static_assert(D >= 1, "ufunc::vec<D>: D must be at least 1");
+  static constexpr int core = D;
+  const S* array;
+};
+
+/// Marks a sharded array of shape (N, ..., D) (rank >= 2: axis 0, the sharded
+/// axis, is a loop axis) as points, as `vec<D>` of an array: with X sharded and
+/// Y a plain (M, D) array given on every rank or device,
+/// `map_reduce(k, plus{})(vec<3>(X), vec<3>(Y), axis(1))` is a kernel sum of
+/// every x_i against every y_j, each shard over its own x_i.
+template <int D, class T, class Target>
+sharded_vec_arg<D, sharded_array<T, Target>> vec(const sharded_array<T, Target>& x) {
+  return {&x};
+}
+template <int D, class T, class Target>
+void vec(sharded_array<T, Target>&& x) = delete;
+
 }  // namespace ufunc

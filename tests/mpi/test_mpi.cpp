@@ -7,7 +7,9 @@
 #include <ufunc/mpi.hpp>
 #include <ufunc/ufunc.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cuda/std/array>
 #include <cstdio>
 #include <random>
 #include <stdexcept>
@@ -187,6 +189,59 @@ void run_case(const ufunc::device_set& d, index_t n) {
       mm_ok = std::fabs(C[static_cast<std::size_t>(4 * i + j)] - w) <= 1e-6;  // 3 FP32 products of |x| <= 1 (no TF32)
     }
   check(mm_ok, "matmul(x, B)" + at);
+
+  // Pairwise over the ranks: the x_i (this case's rows as points) sharded, the
+  // y_j given on every rank; a Gaussian kernel sum over j (each rank its rows),
+  // over i (the ranks' partials combined) and the nearest y_j (argmin of a lazy
+  // distance), against double loops.
+  using P3 = cuda::std::array<float, 3>;
+  const index_t m = 257;
+  const auto hy = random_floats(static_cast<std::size_t>(m * 3), 5);
+  const auto Y = host_array<Tg>(hy, ufunc::shape{m, 3});
+  const auto xp = ufunc::shard<Tg>(h, ufunc::shape{n, 1, 3}, d);
+  const auto k = ufunc::map_reduce([] UFUNC_HD(P3 p, P3 q) {
+    const float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return expf(-0.5f * (dx * dx + dy * dy + dz * dz));
+  }, ufunc::plus{});
+  auto d2 = [&](index_t i, index_t j) {
+    double t = 0;
+    for (int c = 0; c < 3; ++c) {
+      const double e = double(h[static_cast<std::size_t>(3 * i + c)]) - hy[static_cast<std::size_t>(3 * j + c)];
+      t += e * e;
+    }
+    return t;
+  };
+  const auto ki = k(ufunc::vec<3>(xp), ufunc::vec<3>(Y), ufunc::axis(1)).to_host();
+  bool ki_ok = ki.size() == static_cast<std::size_t>(n);
+  for (index_t i = 0; ki_ok && i < n; ++i) {
+    double w = 0;
+    for (index_t j = 0; j < m; ++j) w += std::exp(-0.5 * d2(i, j));
+    ki_ok = close(ki[static_cast<std::size_t>(i)], w, 1e-5);  // positive terms: a few ulp each, the sum's bound
+  }
+  check(ki_ok, "kernel sum over j of vec<3> x_i sharded" + at);
+  if (n > 0) {
+    const auto kj = k(ufunc::vec<3>(xp), ufunc::vec<3>(Y), ufunc::axis(0)).to_host();
+    bool kj_ok = kj.size() == static_cast<std::size_t>(m);
+    for (index_t j = 0; kj_ok && j < m; ++j) {
+      double w = 0;
+      for (index_t i = 0; i < n; ++i) w += std::exp(-0.5 * d2(i, j));
+      kj_ok = close(kj[static_cast<std::size_t>(j)], w, 1e-5 * (1 + std::log2(double(n))));
+    }
+    check(kj_ok, "kernel sum over i across the ranks" + at);
+  }
+  const auto dist2 = ufunc::vectorize<Tg>([] UFUNC_HD(P3 p, P3 q) {
+    const float dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return dx * dx + dy * dy + dz * dz;
+  });
+  const auto nn = ufunc::argmin(dist2.lazy(ufunc::vec<3>(xp), ufunc::vec<3>(Y)), ufunc::axis(1)).to_host();
+  bool nn_ok = nn.size() == static_cast<std::size_t>(n);
+  for (index_t i = 0; nn_ok && i < n; ++i) {
+    const auto j = static_cast<index_t>(nn[static_cast<std::size_t>(i)]);
+    double best = d2(i, 0);
+    for (index_t q = 1; q < m; ++q) best = std::min(best, d2(i, q));
+    nn_ok = j >= 0 && j < m && d2(i, j) <= best + 1e-6;  // the least distance, to float rounding
+  }
+  check(nn_ok, "nearest y_j of each sharded x_i (argmin of a lazy distance)" + at);
 }
 
 template <class Tg>

@@ -19,6 +19,9 @@ class sharded_array;
 /// A lazy expression over sharded arrays (sharded.hpp).
 template <class Maker, class... A>
 class sharded_expression;
+/// `ufunc::vec<D>` of a sharded array (vec.hpp).
+template <int D, class S>
+struct sharded_vec_arg;
 }  // namespace ufunc
 
 namespace ufunc::detail {
@@ -37,11 +40,16 @@ template <class A>
 struct is_sharded_expr : std::false_type {};
 template <class M, class... A>
 struct is_sharded_expr<sharded_expression<M, A...>> : std::true_type {};
-/// A sharded array or a lazy expression over sharded arrays: a call, lazy call
-/// or reduction given one runs once per shard (sharded.hpp).
+template <class A>
+struct is_sharded_vec : std::false_type {};
+template <int D, class S>
+struct is_sharded_vec<sharded_vec_arg<D, S>> : std::true_type {};
+/// A sharded array, its points (`vec<D>`) or a lazy expression over sharded
+/// arrays: a call, lazy call or reduction given one runs once per shard (sharded.hpp).
 template <class A>
 inline constexpr bool is_sharded_operand_v =
     is_sharded<std::remove_cv_t<std::remove_reference_t<A>>>::value ||
+    is_sharded_vec<std::remove_cv_t<std::remove_reference_t<A>>>::value ||
     is_sharded_expr<std::remove_cv_t<std::remove_reference_t<A>>>::value;
 /// Declared here, defined in sharded.hpp: the sharded paths of vectorize and
 /// the reductions (so those headers need not include sharded.hpp; a program

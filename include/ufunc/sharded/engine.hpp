@@ -292,7 +292,48 @@ constexpr void check_sharded_arg() {
   static_assert(!is_expression_v<B>,
                 "ufunc: a plain lazy expression cannot mix with sharded arrays (its arrays are not sharded): build "
                 "the expression from the sharded arrays (f.lazy(x, ...), ufunc::lazy(x) * ...)");
-  static_assert(core_of<B>::value == 0, "ufunc: ufunc::vec<D> inputs of sharded arrays are not supported");
+}
+
+/// A sharded array's points (vec<D>) as prepared for the per-shard calls, and a
+/// plain vec<D> operand replicated to the devices: pick_arg gives shard i's vec<D>.
+template <int D, class S>
+struct sharded_vec_in {
+  static constexpr int core = D;
+  const S* a;
+};
+template <int D, class T, class Tg>
+struct replica_vec {
+  static constexpr int core = D;
+  replica<T, Tg> r;
+};
+template <class P>
+struct is_sharded_vec_in : std::false_type {};
+template <int D, class S>
+struct is_sharded_vec_in<sharded_vec_in<D, S>> : std::true_type {};
+template <class P>
+struct is_replica_vec : std::false_type {};
+template <int D, class T, class Tg>
+struct is_replica_vec<replica_vec<D, T, Tg>> : std::true_type {};
+template <int D, class S>
+sharded_vec_in<D, S> prepare_vec(const sharded_vec_arg<D, S>& v, const std::vector<int>&) {
+  return {v.array};
+}
+template <int D, class T, class Tg>
+replica_vec<D, T, Tg> prepare_vec(const vec_arg<D, T, Tg>& v, const std::vector<int>& ids) {
+  return {replicate<T, Tg>(v.view, ids)};
+}
+
+/// The checks of a vec<D> operand of a sharded call (before any work): a last
+/// axis of D, and (sharded) a loop axis 0 to shard, so rank >= 2.
+template <int D>
+void check_vec_operand(const char* name, const shape& s, bool sharded) {
+  if (s.size() < (sharded ? 2 : 1) || s[s.size() - 1] != D)
+    throw shape_error(std::string(name) + ": ufunc::vec<" + std::to_string(D) + "> of " +
+                      (sharded ? "a sharded array" : "an array") + " of shape " + s.str() + ": its last axis must be " +
+                      "the core dimension of " + std::to_string(D) +
+                      (sharded ? " and it needs a loop axis before it (axis 0, the sharded one): shape (N, ..., " +
+                                     std::to_string(D) + ")"
+                               : ""));
 }
 
 /// Out views of a sharded call must all be sharded.
@@ -306,6 +347,8 @@ auto prepare_arg(const A& a, const std::vector<int>& ids) {
   using B = bare_t<A>;
   if constexpr (is_sharded<B>::value) {
     return sharded_in<B>{&a};
+  } else if constexpr (is_sharded_vec<B>::value || core_of<B>::value > 0) {
+    return prepare_vec(a, ids);
   } else if constexpr (is_sharded_leaf<B>::value) {
     return sharded_in<bare_t<decltype(*a.a)>>{a.a};
   } else if constexpr (is_sharded_expr<B>::value) {
@@ -332,6 +375,10 @@ template <class P>
 decltype(auto) pick_arg(P& p, int i) {
   if constexpr (is_sharded_in_v<P>) {
     return static_cast<const typename std::remove_pointer_t<decltype(p.a)>::shard_type&>(p.a->shard(i));
+  } else if constexpr (is_sharded_vec_in<P>::value) {
+    return ufunc::vec<P::core>(p.a->shard(i).view());
+  } else if constexpr (is_replica_vec<P>::value) {
+    return ufunc::vec<P::core>(p.r.at(i));
   } else if constexpr (is_replica_v<P>) {
     return p.at(i);
   } else if constexpr (is_prepared_expr<P>::value) {  // shard i's expression (a new node, owned by the caller)
@@ -365,6 +412,10 @@ struct sharded_target<sharded_expression<M, A...>, R...> {
 };
 template <class S, class... R>
 struct sharded_target<sharded_leaf<S>, R...> {
+  using type = typename S::target_type;
+};
+template <int D, class S, class... R>
+struct sharded_target<sharded_vec_arg<D, S>, R...> {
   using type = typename S::target_type;
 };
 template <>
@@ -408,7 +459,8 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
   std::vector<std::pair<shape, std::string>> plains;
   std::vector<std::string> outs;
   std::vector<shape> out_shapes;
-  auto sharded = [&](const auto& s, const char* role) {
+  // loop_rank: the rank the call sees (a vec<D> operand's without its core axis).
+  auto sharded = [&](const auto& s, const char* role, int loop_rank) {
     const std::string d = std::string(role) + " " + s.sharding();
     if (!have) {
       have = true;
@@ -416,9 +468,9 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
       p.devices = s.devices();
       p.rows = s.rows();
       p.global_rows = s.global_rows();
-      p.rank = s.ndim();
+      p.rank = loop_rank;
     } else if (s.devices() != p.devices || s.rows() != p.rows || s.global_rows() != p.global_rows ||
-               s.ndim() != p.rank) {
+               loop_rank != p.rank) {
       throw shape_error(std::string(name) + ": sharded operands must be sharded alike (same devices, same rows per "
                         "shard, same rank), but the " + first + " and the " + d + " are not");
     }
@@ -426,10 +478,20 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
   auto visit = [&](const auto& x) {
     using B = bare_t<decltype(x)>;
     if constexpr (is_sharded<B>::value) {
-      sharded(x, "input");
+      sharded(x, "input", x.ndim());
       ins.push_back(x.shape());
+    } else if constexpr (is_sharded_vec<B>::value) {  // its points: the loop shape, without the core axis
+      const shape& u = x.array->shape();
+      check_vec_operand<B::core>(name, u, true);
+      sharded(*x.array, ("ufunc::vec<" + std::to_string(B::core) + "> input").c_str(), x.array->ndim() - 1);
+      ins.emplace_back(u.begin(), u.end() - 1);
+    } else if constexpr (core_of<B>::value > 0) {  // a plain array's points, replicated
+      const shape u = x.view.shape();
+      check_vec_operand<core_of<B>::value>(name, u, false);
+      ins.emplace_back(u.begin(), u.end() - 1);
+      plains.emplace_back(ins.back(), "");
     } else if constexpr (is_out<B>::value) {
-      std::apply([&](const auto&... so) { ((sharded(*so.array, "out"), out_shapes.push_back(so.array->shape())), ...); },
+      std::apply([&](const auto&... so) { ((sharded(*so.array, "out", so.array->ndim()), out_shapes.push_back(so.array->shape())), ...); },
                  x.views);
     } else if constexpr (arg_traits<B>::is_array) {
       ins.push_back(x.shape());
@@ -467,6 +529,8 @@ void agree_across_ranks(const sharded_plan& p, const std::string& name, const A&
     using B = bare_t<decltype(x)>;
     if constexpr (!is_sharded<B>::value && !is_out<B>::value && arg_traits<B>::is_array)
       d += ", a plain array of shape " + x.shape().str();
+    else if constexpr (!is_sharded_vec<B>::value && core_of<B>::value > 0)
+      d += ", a plain vec<" + std::to_string(core_of<B>::value) + "> of shape " + x.view.shape().str();
   };
   (visit_leaves(visit, a), ...);
   (void)visit;
@@ -758,7 +822,9 @@ auto sharded_part(A&& a) {
                 "sharded): build it from sharded arrays, or evaluate it first");
   static_assert(!is_out<B>::value && !is_stream_v<B>, "ufunc: a lazy call takes inputs only");
   check_sharded_arg<A>();
-  if constexpr (is_sharded<B>::value) {
+  if constexpr (is_sharded_vec<B>::value || core_of<B>::value > 0) {
+    return B(a);  // points: a sharded array held by pointer, a plain one by view (both named)
+  } else if constexpr (is_sharded<B>::value) {
     if constexpr (std::is_lvalue_reference_v<A>) {
       return sharded_leaf<B>{nullptr, &a};
     } else {
