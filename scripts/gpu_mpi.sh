@@ -6,8 +6,12 @@
 # it (NCCL where the machine has it: each rank's GPU then joins one NCCL
 # communicator), and run with 1 to 4 ranks; ranks take GPUs by local rank modulo the
 # GPU count, so more ranks than GPUs share them (host-memory exchange, no NCCL).
-#   usage: scripts/gpu_mpi.sh [wheel-dir]   (default .gpu/wheels)
+# With --bench it also builds bench/bench_mpi.cu and runs it with 2 ranks and, on
+# a machine of 4 GPUs or more, 4 (BENCH_MPI_K: the kernel sum's log2 size, 22).
+#   usage: scripts/gpu_mpi.sh [--bench] [wheel-dir]   (default .gpu/wheels)
 set -uo pipefail
+BENCH=0
+if [ "${1:-}" = --bench ]; then BENCH=1; shift; fi
 WHEELS=${1:-.gpu/wheels}
 whl=$(ls "$WHEELS"/mpich-*.whl 2>/dev/null | head -1)
 [ -n "$whl" ] || { echo "gpu_mpi.sh: no mpich wheel in $WHEELS (pip download mpich --no-deps -d $WHEELS)" >&2; exit 1; }
@@ -24,11 +28,25 @@ if [ -n "$nccl_h" ] && [ -n "$nccl_so" ]; then
 fi
 export PATH=/usr/local/cuda/bin:$PATH
 # -rpath-link: libmpi's own libfabric, not a system one of another version.
-nvcc -std=c++17 -O2 -arch=sm_90a --extended-lambda --expt-relaxed-constexpr -DUFUNC_BACKEND_CUDA -DUFUNC_TESTING \
-  -DUFUNC_POISON_ALLOCATIONS -Xcompiler -fopenmp -Iinclude -I"$M/include" -x cu tests/mpi/test_mpi.cpp \
-  -o "$root/test_mpi" -L"$M/lib" -Xlinker -rpath-link="$M/lib/mpich" -lmpi "${nccl[@]}" -ldl || exit 1
+flags=(-std=c++17 -O2 -arch=sm_90a --extended-lambda --expt-relaxed-constexpr -DUFUNC_BACKEND_CUDA
+  -Xcompiler -fopenmp -Iinclude -I"$M/include")
+link=(-L"$M/lib" -Xlinker -rpath-link="$M/lib/mpich" -lmpi "${nccl[@]}" -ldl)
+if [ $BENCH = 1 ]; then  # both programs built side by side
+  nvcc "${flags[@]}" -Ibench -x cu bench/bench_mpi.cu -o "$root/bench_mpi" "${link[@]}" > "$root/bench_build.log" 2>&1 &
+  bench_pid=$!
+fi
+nvcc "${flags[@]}" -DUFUNC_TESTING -DUFUNC_POISON_ALLOCATIONS -x cu tests/mpi/test_mpi.cpp -o "$root/test_mpi" \
+  "${link[@]}" || exit 1
 rc=0
 for n in 1 2 3 4; do
   OMP_NUM_THREADS=4 timeout 300 mpiexec -n "$n" "$root/test_mpi" || rc=1
 done
+if [ $BENCH = 1 ]; then
+  wait $bench_pid || { cat "$root/bench_build.log"; exit 1; }
+  gpus=$(nvidia-smi -L | wc -l)
+  for n in 2 4; do
+    [ "$n" -le "$gpus" ] || continue
+    timeout 400 mpiexec -n "$n" "$root/bench_mpi" "${BENCH_MPI_K:-22}" || rc=1
+  done
+fi
 exit $rc
