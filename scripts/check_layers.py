@@ -25,7 +25,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include",
 # Public headers that define types a call passes around, not operations.
 VOCABULARY = {"config.hpp", "error.hpp", "shape.hpp", "stream.hpp", "axis.hpp", "vec.hpp", "ops.hpp", "out.hpp", "expression.hpp",
               "launch_config.hpp", "linalg_variants.hpp", "array_view.hpp", "array.hpp", "pinned_array.hpp",
-              "sharded_array.hpp", "communicator.hpp"}
+              "sharded_array.hpp", "communicator.hpp", "file_communicator.hpp"}
 # Detail headers the vocabulary headers may use (memory management, argument traits,
 # the runtime seam: each backend's runtime<Target>, which stream.hpp includes).
 VOCABULARY_DETAIL = {"detail/memory.hpp", "detail/arg_traits.hpp", "detail/element.hpp", "detail/expr_tree.hpp",
