@@ -343,11 +343,16 @@ void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
   if constexpr (!std::is_same_v<Tg, host>) {
     const long before = ufunc::detail::testing::rank_allreduces();
     const auto ones = ufunc::full<float, Tg>(ufunc::shape{1000, 2}, 1.f, d);
-    check(float(ufunc::sum(ones)) == 2000.f, "sum of ones over the ranks' GPUs");
+    const auto cols = ufunc::sum(ones, ufunc::axis(0)).to_host();
+    check(cols.size() == 2 && cols[0] == 1000.f && cols[1] == 1000.f, "axis-0 sum of ones over the ranks' GPUs");
     const bool nccl = ufunc::have_nccl && mpi_size > 1 && mpi_size <= static_cast<int>(ufunc::devices().size());
     check((ufunc::detail::testing::rank_allreduces() > before) == nccl,
           std::string("the NCCL all-reduce across ranks ") + (nccl ? "not used" : "used") + " with " +
               std::to_string(mpi_size) + " ranks on " + std::to_string(ufunc::devices().size()) + " GPUs");
+    // A whole sum's value: the ranks' values in one all-gather, folded on the host (no NCCL).
+    const long mid = ufunc::detail::testing::rank_allreduces();
+    check(float(ufunc::sum(ones)) == 2000.f, "sum of ones over the ranks' GPUs");
+    check(ufunc::detail::testing::rank_allreduces() == mid, "a whole sum's value takes no NCCL all-reduce");
   }
 #endif
 

@@ -619,12 +619,15 @@ struct reducer_op_name {};
 /// target: in host memory). NCCL's reduce to the first device when every shard
 /// has a partial and NCCL has the op and type; otherwise the partials are copied
 /// to the first device and folded there with the op, in shard order.
+/// The partials are still being computed (for_each_shard without waiting):
+/// every path drains, except the one-partial path when `wait` is false (across
+/// processes, where the partial's own stream then orders what follows: the
+/// ranks' status exchange runs while it computes).
 template <class Target, class Op, class Res>
 array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, const std::vector<int>& live,
-                                    const std::vector<int>& ids, const Op& op, const char* name) {
-  // The partials are still being computed (for_each_shard without waiting): every path drains.
+                                    const std::vector<int>& ids, const Op& op, const char* name, bool wait = true) {
   if (live.size() == 1 && (live[0] == 0 || !is_gpu_target<Target>())) {
-    drain<Target>(ids);
+    if (wait) drain<Target>(ids);
     return std::move(parts[static_cast<std::size_t>(live[0])]);
   }
   if constexpr (collectives<Target>::template reducible<Op, Res>()) {
@@ -670,18 +673,18 @@ array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, cons
 }
 
 /// This process's partials (make(i, stream) for each shard listed in `live`, the
-/// shards with rows) combined with op (combine_partials), every partial freed on
-/// every path; none when no shard has rows (a rank without rows).
+/// shards with rows) combined with op (combine_partials; `wait` as there), every
+/// partial freed on every path; none when no shard has rows (a rank without rows).
 template <class Target, class Op, class Res, class Make>
 std::optional<array<Res, Target>> combine_local(const std::vector<int>& live, const std::vector<int>& ids, const Op& op,
-                                                const char* name, Make&& make) {
+                                                const char* name, Make&& make, bool wait = true) {
   if (live.empty()) return std::nullopt;
   auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
     const bool has = std::find(live.begin(), live.end(), i) != live.end();
     return has ? array<Res, Target>(make(i, st)) : array<Res, Target>();
   }, false);
   try {
-    array<Res, Target> out = combine_partials<Target, Op, Res>(partial, live, ids, op, name);
+    array<Res, Target> out = combine_partials<Target, Op, Res>(partial, live, ids, op, name, wait);
     release_on<Target>(partial, ids);
     return out;
   } catch (...) {
@@ -729,7 +732,7 @@ array<Res, Target> fold_across_ranks(const device_set& d, const char* name, Loca
   std::optional<array<Res, Target>> mine;
   std::exception_ptr err;
   try {
-    mine = local();
+    mine = local(false);  // enqueued, not waited for: the exchange below overlaps it
   } catch (...) {
     err = std::current_exception();
   }
@@ -747,6 +750,7 @@ array<Res, Target> fold_across_ranks(const device_set& d, const char* name, Loca
   }
   const std::size_t count = static_cast<std::size_t>(part.count()), bytes = count * sizeof(Res);
   device_guard<Target> g(d[0]);
+  // (Every use of `mine` below is on its own stream, behind the partial.)
   // GPUs with NCCL, every rank with rows, an op and type NCCL has: one
   // all-reduce of the device partials (the same on every rank: it is
   // collective, and so is the bootstrap of its communicator on first use).
@@ -780,6 +784,58 @@ array<Res, Target> fold_across_ranks(const device_set& d, const char* name, Loca
   s0.synchronize();
   if (!acc) throw value_error(std::string(name) + ": no rank holds rows (internal: the caller checks the count)");
   return std::move(*acc);
+}
+
+/// Whether partials of Op over Res may be folded on the host: the library's
+/// own ops on arithmetic types (a user's op may be device code only).
+template <class Target, class Op, class Res>
+constexpr bool host_foldable() {
+  if constexpr (!is_gpu_target<Target>()) return true;
+  else
+    return std::is_arithmetic_v<Res> &&
+           (std::is_same_v<Op, plus> || std::is_same_v<Op, multiplies> || std::is_same_v<Op, minimum> ||
+            std::is_same_v<Op, maximum> || std::is_same_v<Op, logical_and> || std::is_same_v<Op, logical_or> ||
+            std::is_same_v<Op, bit_and> || std::is_same_v<Op, bit_or> || std::is_same_v<Op, bit_xor>);
+}
+
+/// fold_across_ranks for a whole reduction's value (host_foldable): this rank's
+/// partial copied to the host, then one all-gather of every rank's status and
+/// value together, folded in rank order on the host (the same value on every
+/// rank). One exchange and one wait, where the general path takes a status
+/// exchange, an all-reduce and a copy back (a 4-byte NCCL all-reduce costs
+/// more than the all-gather).
+template <class Target, class Res, class Op, class Local>
+Res fold_value_across_ranks(const device_set& d, const char* name, Local&& local, const Op& op) {
+  static_assert(std::is_trivially_copyable_v<Res>, "ufunc: a reduction's value is exchanged as bytes");
+  struct message {
+    std::int64_t failed, has;
+    Res value;
+  };
+  message m{};
+  std::exception_ptr err;
+  try {
+    std::optional<array<Res, Target>> mine = local(false);
+    if (mine) {
+      device_guard<Target> g(d[0]);
+      memory<Target>::copy_to_host(&m.value, mine->data(), sizeof(Res), mine->stream());  // waits for the partial
+      m.has = 1;
+    }
+  } catch (...) {
+    err = std::current_exception();
+    m.failed = 1;
+    m.has = 0;
+  }
+  const auto all = d.comm().allgather(m);
+  if (err) std::rethrow_exception(err);
+  std::optional<Res> acc;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].failed)
+      throw communication_error(std::string(name) + ": rank " + std::to_string(r) +
+                                " failed (its error was thrown there); this rank's part is discarded");
+    if (all[r].has) acc = acc ? acc_op<Res, Op>{op}(*acc, all[r].value) : all[r].value;
+  }
+  if (!acc) throw value_error(std::string(name) + ": no rank holds rows (internal: the caller checks the count)");
+  return *acc;
 }
 
 // ---- lazy expressions over sharded arrays ------------------------------------
@@ -1062,18 +1118,18 @@ struct sharded_ops {
     std::vector<int> live;
     for (std::size_t i = 0; i < p.rows.size(); ++i)
       if (p.rows[i] > 0) live.push_back(static_cast<int>(i));
-    auto local_part = [&] {
+    auto local_part = [&](bool wait) {
       return combine_local<Target, Pick, Acc>(live, ids, Pick{}, r.name(), [&](int i, stream_ref st) {
         Part a = run_partial(i, st);
         const arg_shift_fn shift{first_rows[static_cast<std::size_t>(i)] * after0};
         vectorized<Target, arg_shift_fn>(shift, r.name())(a, ufunc::out(a), st);
         return a;
-      });
+      }, wait);
     };
     Part out = p.devices.spans_processes()
                    ? fold_across_ranks<Target, Acc>(p.devices, r.name(), local_part, Pick{},
                                                     scalar ? shape() : shape(rs.dims))
-                   : std::move(*local_part());
+                   : std::move(*local_part(true));
     device_guard<Target> g(ids[0]);
     if constexpr (scalar) {
       return finish_index{}(out.to_host()[0]);
@@ -1195,16 +1251,23 @@ struct sharded_ops {
       else return r.op_fn();
     }();
     // This process's shards combined (none across processes on a rank without rows).
-    auto local_part = [&] {
+    auto local_part = [&](bool wait) {
       return combine_local<Target, UsedOp, Res>(live, ids, used_op, r.name(), [&](int i, stream_ref st) {
         if constexpr (is_mean) return run_shard(mean_sum, i, st);
         else return i == live[0] && init_here ? run_shard(r, i, st) : run_shard(rest, i, st);  // the initial value once
-      });
+      }, wait);
     };
+    if constexpr (scalar && host_foldable<Target, UsedOp, Res>()) {
+      if (multi) {  // a whole reduction across processes: the ranks' values folded on the host
+        const Res v = fold_value_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op);
+        if constexpr (is_mean) return finish_fn<finish_mean<Res>>{finish_mean<Res>{red_count}}(v);
+        else return v;
+      }
+    }
     {
       Arr out = multi ? fold_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op,
                                                        scalar ? shape() : shape(result_dims))
-                      : std::move(*local_part());
+                      : std::move(*local_part(true));
       if constexpr (is_mean) {  // the division once, by the global count (as finish_mean on one device)
         using fin_t = finish_fn<finish_mean<Res>>;
         const fin_t fin{finish_mean<Res>{red_count}};
