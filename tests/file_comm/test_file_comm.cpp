@@ -417,6 +417,18 @@ void scenario_sharded() {
     const ufunc::device_set gpus(comm);
     cudaSetDevice(gpus[0]);
     run_sharded<ufunc::target::device>(comm, gpus);
+#if defined(UFUNC_TESTING)
+    // Every rank with a GPU of its own and NCCL: a sum's partials meet in one
+    // ncclAllReduce, its NCCL communicator's id sent through the files.
+    const long before = ufunc::detail::testing::rank_allreduces();
+    const auto ones = ufunc::full<float, ufunc::target::device>(ufunc::shape{1000, 2}, 1.f, gpus);
+    check(float(ufunc::sum(ones)) == 2000.f, "sum of ones over the ranks' GPUs");
+    const int P = comm.size();
+    const bool nccl = ufunc::have_nccl && P > 1 && P <= static_cast<int>(ufunc::devices().size());
+    check((ufunc::detail::testing::rank_allreduces() > before) == nccl,
+          std::string("the NCCL all-reduce across ranks ") + (nccl ? "not used" : "used") + " with " +
+              std::to_string(P) + " ranks on " + std::to_string(ufunc::devices().size()) + " GPUs");
+#endif
   }
 #endif
 }
