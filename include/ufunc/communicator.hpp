@@ -1,8 +1,9 @@
 // ufunc::communicator: the processes (ranks) a sharded array spans when a job
 // runs one process per GPU or per host (mpiexec, srun). This header needs no MPI:
 // a communicator is made by ufunc/mpi.hpp (`ufunc::mpi_communicator`), which is
-// the only header that includes <mpi.h>. A default-constructed communicator is
-// this process alone.
+// the only header that includes <mpi.h>, or without MPI by
+// ufunc/file_communicator.hpp (files in a shared directory). A default-constructed
+// communicator is this process alone.
 #pragma once
 
 #include <cstddef>
@@ -36,7 +37,8 @@ struct comm_transport {
   virtual void gather(const void* send, std::size_t bytes, void* recv, int root) const = 0;
   /// recv = root's send[rank * bytes, (rank + 1) * bytes); send unused off the root.
   virtual void scatter(const void* send, std::size_t bytes, void* recv, int root) const = 0;
-  /// Ends every rank of the job (the last resort: MPI_Abort).
+  /// Ends this rank and, with it, the job (the last resort: MPI_Abort; over files
+  /// the others' next collective throws).
   virtual void abort(int code) const noexcept = 0;
 
   /// State a backend keeps per communicator (an NCCL communicator per device),
@@ -58,7 +60,8 @@ struct comm_transport {
 
 /// The ranks taking part in sharded operations across processes: one shard per
 /// rank (`ufunc::device_set(comm)`). Copies share the same transport. Made by
-/// `ufunc::mpi_communicator(MPI_Comm)` (ufunc/mpi.hpp); default-constructed, it
+/// `ufunc::mpi_communicator(MPI_Comm)` (ufunc/mpi.hpp) or `ufunc::file_communicator`
+/// / `ufunc::communicator_from_env()` (ufunc/file_communicator.hpp); default-constructed, it
 /// is this process alone (rank 0 of 1). The transport must outlive every array
 /// and device set made over it, and (MPI) MPI must stay initialised meanwhile.
 class communicator {
@@ -107,7 +110,8 @@ class communicator {
     else if (bytes)
       std::memcpy(recv, send, bytes);
   }
-  /// Ends every rank of the job (MPI_Abort); this process alone without a transport.
+  /// Ends every rank of the job (MPI_Abort; over files this rank exits with `code`
+  /// and each other rank's next collective throws); this process alone without a transport.
   [[noreturn]] void abort(int code) const noexcept {
     if (t_) t_->abort(code);
     std::abort();

@@ -69,7 +69,8 @@ class nccl_error : public std::runtime_error {
 };
 
 /// A collective across the ranks of a `ufunc::communicator` that failed: the
-/// transport (MPI) returned an error, or another rank failed inside the same
+/// transport returned an error (MPI; over files: a wait timed out, a rank
+/// aborted, the ranks' byte counts differ), or another rank failed inside the same
 /// sharded operation (that rank throws its own error; the others throw this,
 /// naming it), so that no rank waits for a collective the failed one never enters.
 class communication_error : public std::runtime_error {
