@@ -418,11 +418,12 @@ void scenario_sharded() {
     cudaSetDevice(gpus[0]);
     run_sharded<ufunc::target::device>(comm, gpus);
 #if defined(UFUNC_TESTING)
-    // Every rank with a GPU of its own and NCCL: a sum's partials meet in one
-    // ncclAllReduce, its NCCL communicator's id sent through the files.
+    // Every rank with a GPU of its own and NCCL: an axis-0 sum's partials meet in
+    // one ncclAllReduce, its NCCL communicator's id sent through the files.
     const long before = ufunc::detail::testing::rank_allreduces();
     const auto ones = ufunc::full<float, ufunc::target::device>(ufunc::shape{1000, 2}, 1.f, gpus);
-    check(float(ufunc::sum(ones)) == 2000.f, "sum of ones over the ranks' GPUs");
+    const auto cols = ufunc::sum(ones, ufunc::axis(0)).to_host();
+    check(cols.size() == 2 && cols[0] == 1000.f && cols[1] == 1000.f, "axis-0 sum of ones over the ranks' GPUs");
     const int P = comm.size();
     const bool nccl = ufunc::have_nccl && P > 1 && P <= static_cast<int>(ufunc::devices().size());
     check((ufunc::detail::testing::rank_allreduces() > before) == nccl,
