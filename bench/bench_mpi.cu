@@ -27,6 +27,7 @@
 #include <cuda/std/array>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -80,6 +81,28 @@ void say_ratio(const std::string& what, double r, double t2, double t4) {
   char target[32];
   std::snprintf(target, sizeof target, ">= %.2f", t);
   say(what, r, "x", t > 0 ? target : "", r >= t);
+}
+
+/// Each rank's median time of fn() alone (its own clock, `reps` calls after a
+/// warm-up; `together`: every rank at once, as for a collective): rank 0 reports
+/// the fastest and slowest rank's.
+void say_spread(const std::string& what, const std::function<void()>& fn, int reps = 15, bool together = false) {
+  fn();
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    if (!together) MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = now_ms();
+    fn();
+    t.push_back(now_ms() - t0);
+  }
+  const double mine = median(t);
+  std::vector<double> all(static_cast<std::size_t>(ranks_));
+  MPI_Gather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank_ == 0) {
+    say(what + ", fastest rank", *std::min_element(all.begin(), all.end()) * 1e3, "us");
+    say(what + ", slowest rank", *std::max_element(all.begin(), all.end()) * 1e3, "us");
+  }
 }
 
 bool ok = true;
@@ -179,6 +202,27 @@ int main(int argc, char** argv) {
       say("sum 2^30 floats, one rank", ts.first, "ms");
       say("sum " + std::to_string(ranks_) + " x 2^30 floats, every rank (partials all-reduced)", ts.second, "ms");
       say_ratio("sum throughput, all ranks / one", ranks_ * ts.first / ts.second, 1.9, 3.6);
+      // Where a sharded call's time goes beyond its local pass (information):
+      // each GPU's own sum of its rows (no exchange; the slowest sets the pace),
+      say_spread("  each rank's plain sum of its 2^30 floats", [&] { sink = ufunc::sum(y.shard(0)); });
+      // one all-gather of the 280-byte call description,
+      struct desc {
+        char bytes[280];
+      };
+      const desc dsc{};
+      say_spread("  an all-gather of 280 bytes (every rank)", [&] { (void)comm.allgather(dsc); }, 200, true);
+      // and a sharded call on one row a rank against the plain call on one row.
+      const auto tiny = ufunc::full<float>(ufunc::shape{ranks_, 1}, 0.5f, all);
+      auto tiny_out = ufunc::empty<float>(ufunc::shape{ranks_, 1}, all);
+      const auto tiny1 = ufunc::full<float>(ufunc::shape{1, 1}, 0.5f);
+      auto tiny1_out = ufunc::empty<float>(ufunc::shape{1, 1});
+      const auto tt = one_vs_all([&] { pdf(tiny1, ufunc::out(tiny1_out)); ufunc::synchronize(); },
+                                 [&] { pdf(tiny, ufunc::out(tiny_out)); }, 51);
+      say("  pdf of one row, one rank (plain call)", tt.first * 1e3, "us");
+      say("  pdf of one row a rank, every rank (sharded call)", tt.second * 1e3, "us");
+      const auto tw = one_vs_all([&] { sink = ufunc::sum(tiny1); }, [&] { sink = ufunc::sum(tiny); }, 51);
+      say("  sum of one row, one rank (plain call)", tw.first * 1e3, "us");
+      say("  sum of one row a rank, every rank (sharded call)", tw.second * 1e3, "us");
     }
 
     // ---- (3): matmul 16384^3 FP32, A by rows, B on every rank ----------------------

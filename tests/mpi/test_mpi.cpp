@@ -304,6 +304,20 @@ void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
       threw = std::string(e.what()).find("disagree") != std::string::npos;
     }
     check(threw, "a plain operand of a different shape per rank: shape_error on every rank");
+    // Reductions agree while their local pass computes: a whole sum on rank 0
+    // and an axis-0 sum elsewhere still throw on every rank, and the next call works.
+    const auto ones = ufunc::full<float, Tg>(ufunc::shape{8, 4}, 1.f, d);
+    threw = false;
+    try {
+      if (comm.rank() == 0)
+        (void)ufunc::sum(ones);
+      else
+        (void)ufunc::sum(ones, ufunc::axis(0));
+    } catch (const ufunc::shape_error& e) {
+      threw = std::string(e.what()).find("disagree") != std::string::npos;
+    }
+    check(threw, "a whole sum on rank 0, an axis-0 sum on the others: shape_error on every rank");
+    check(float(ufunc::mean(ones)) == 1.f, "a whole mean after the disagreement");
     // The same, the difference in the ninth plain operand (past the first 240
     // characters of the call's description: its hash still differs).
     const auto c = host_array<Tg>(std::vector<float>(4, 0.f), ufunc::shape{4});

@@ -726,16 +726,17 @@ inline std::atomic<long>& rank_allreduces() {
 /// (GPUs whose ranks each have their own, NCCL's ops and types, every rank with
 /// rows), else one all-gather of the partials through host memory, folded in
 /// rank order.
-template <class Target, class Res, class Op, class Local>
+template <class Target, class Res, class Op, class Local, class Agree>
 array<Res, Target> fold_across_ranks(const device_set& d, const char* name, Local&& local, const Op& op,
-                                     const shape& part) {
+                                     const shape& part, Agree&& agree) {
   std::optional<array<Res, Target>> mine;
   std::exception_ptr err;
   try {
-    mine = local(false);  // enqueued, not waited for: the exchange below overlaps it
+    mine = local(false);  // enqueued, not waited for: the exchanges below overlap it
   } catch (...) {
     err = std::current_exception();
   }
+  agree();  // the ranks' agreement on the call (collective; shape_error on every rank)
   struct header {
     std::int64_t failed, has;
   };
@@ -804,8 +805,8 @@ constexpr bool host_foldable() {
 /// rank). One exchange and one wait, where the general path takes a status
 /// exchange, an all-reduce and a copy back (a 4-byte NCCL all-reduce costs
 /// more than the all-gather).
-template <class Target, class Res, class Op, class Local>
-Res fold_value_across_ranks(const device_set& d, const char* name, Local&& local, const Op& op) {
+template <class Target, class Res, class Op, class Local, class Agree>
+Res fold_value_across_ranks(const device_set& d, const char* name, Local&& local, const Op& op, Agree&& agree) {
   static_assert(std::is_trivially_copyable_v<Res>, "ufunc: a reduction's value is exchanged as bytes");
   struct message {
     std::int64_t failed, has;
@@ -813,18 +814,24 @@ Res fold_value_across_ranks(const device_set& d, const char* name, Local&& local
   };
   message m{};
   std::exception_ptr err;
+  std::optional<array<Res, Target>> mine;
   try {
-    std::optional<array<Res, Target>> mine = local(false);
-    if (mine) {
+    mine = local(false);  // enqueued: the agreement exchange overlaps it
+  } catch (...) {
+    err = std::current_exception();
+  }
+  agree();  // the ranks' agreement on the call (collective; shape_error on every rank)
+  try {
+    if (mine && !err) {
       device_guard<Target> g(d[0]);
       memory<Target>::copy_to_host(&m.value, mine->data(), sizeof(Res), mine->stream());  // waits for the partial
       m.has = 1;
     }
   } catch (...) {
     err = std::current_exception();
-    m.failed = 1;
-    m.has = 0;
   }
+  m.failed = err ? 1 : 0;
+  m.has = err ? 0 : m.has;
   const auto all = d.comm().allgather(m);
   if (err) std::rethrow_exception(err);
   std::optional<Res> acc;
@@ -1128,7 +1135,7 @@ struct sharded_ops {
     };
     Part out = p.devices.spans_processes()
                    ? fold_across_ranks<Target, Acc>(p.devices, r.name(), local_part, Pick{},
-                                                    scalar ? shape() : shape(rs.dims))
+                                                    scalar ? shape() : shape(rs.dims), [] {})
                    : std::move(*local_part(true));
     device_guard<Target> g(ids[0]);
     if constexpr (scalar) {
@@ -1186,14 +1193,20 @@ struct sharded_ops {
     if (red_count == 0 && !has_init)  // the unsharded call's check and message, on the global shape
       throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
                         axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
-    if (p.devices.spans_processes()) {
-      std::string what = std::string(r.name()) + " over axes {";
+    const bool multi = p.devices.spans_processes();
+    // Across processes the ranks agree on the call before any collective of it:
+    // here before the special cases below, and in the main path while this rank's
+    // partial computes (it writes only its own temporary, freed if they disagree).
+    std::string what;
+    if (multi) {
+      what = std::string(r.name()) + " over axes {";
       for (int d = 0; d < p.rank; ++d)
         if (mask[static_cast<std::size_t>(d)]) what += std::to_string(d) + ",";
       what += o.keepdims ? "} keepdims" : "}";
-      agree_across_ranks(p, what, args...);
     }
-    const bool multi = p.devices.spans_processes();
+    auto agree = [&] { agree_across_ranks(p, what, args...); };
+    const bool special = (!scalar && (!mask[0] || kept_count == 0)) || red_count == 0;
+    if (multi && special) agree();
     // Only now (every check made) plain operands are replicated to the devices.
     Prep prep = std::make_tuple(prepare_arg(args, ids)...);
     auto run_shard = [&](const auto& red, int i, stream_ref st) { return shard_call(red, prep, i, st); };
@@ -1259,14 +1272,14 @@ struct sharded_ops {
     };
     if constexpr (scalar && host_foldable<Target, UsedOp, Res>()) {
       if (multi) {  // a whole reduction across processes: the ranks' values folded on the host
-        const Res v = fold_value_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op);
+        const Res v = fold_value_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op, agree);
         if constexpr (is_mean) return finish_fn<finish_mean<Res>>{finish_mean<Res>{red_count}}(v);
         else return v;
       }
     }
     {
       Arr out = multi ? fold_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op,
-                                                       scalar ? shape() : shape(result_dims))
+                                                       scalar ? shape() : shape(result_dims), agree)
                       : std::move(*local_part(true));
       if constexpr (is_mean) {  // the division once, by the global count (as finish_mean on one device)
         using fin_t = finish_fn<finish_mean<Res>>;
