@@ -13,6 +13,8 @@
 #include <ufunc/file_communicator.hpp>
 #include <ufunc/ufunc.hpp>
 
+#include "../rank_cases.hpp"
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -44,15 +46,9 @@ using ufunc::index_t;
 
 // ---------------------------------------------------------------- a rank's side
 
-int failures = 0;
-int my_rank = -1;
-
-void check(bool ok, const std::string& what) {
-  if (!ok) {
-    ++failures;
-    std::fprintf(stderr, "rank %d: FAILED: %s\n", my_rank, what.c_str());
-  }
-}
+using rank_cases::check;
+int& failures = rank_cases::failures;
+int& my_rank = rank_cases::rank;
 std::string env_or(const char* name, const std::string& otherwise = "") {
   const char* v = std::getenv(name);
   return v ? v : otherwise;
@@ -278,117 +274,12 @@ void scenario_launcher() {
 
 // -------------------------------------------------- sharded arrays over the ranks
 
-template <class Tg>
-ufunc::array<float, Tg> plain(const std::vector<float>& v, const ufunc::shape& s) {
-  return ufunc::asarray<Tg>(v, s);
-}
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(g);
-  return v;
-}
-
-// An (n, 3) array sharded over the ranks from the same data on every rank; each
-// result against a loop over the whole data.
-template <class Tg>
-void run_case(const ufunc::device_set& d, index_t n) {
-  const int P = d.ranks();
-  const std::string at = " (n = " + std::to_string(n) + ", " + std::to_string(P) + " ranks, " +
-                         (std::is_same_v<Tg, host> ? "host" : "GPU") + " shards)";
-  const auto h = random_floats(static_cast<std::size_t>(n * 3), 11u + static_cast<unsigned>(n));
-  const auto x = ufunc::shard<Tg>(h, ufunc::shape{n, 3}, d);
-  const auto want_rows = ufunc::detail::split_rows(n, P);
-  index_t first = 0;
-  for (int r = 0; r < d.rank(); ++r) first += want_rows[static_cast<std::size_t>(r)];
-  check(x.shape() == ufunc::shape({n, 3}) && x.global_rows() == want_rows && x.row_offsets() == std::vector<index_t>{first},
-        "shape, rows and offset of shard" + at);
-  const auto local = x.shard(0).to_host();
-  check(local.size() == static_cast<std::size_t>(want_rows[static_cast<std::size_t>(d.rank())] * 3) &&
-            std::equal(local.begin(), local.end(), h.begin() + first * 3),
-        "the local shard holds this rank's rows" + at);
-  check(x.to_host() == h, "to_host" + at);
-  const int root = P - 1;
-  const auto on_root = x.to_host(root);
-  check(d.rank() == root ? on_root == h : on_root.empty(), "to_host(root)" + at);
-  const auto xs = ufunc::shard<Tg>(d.rank() == root ? h.data() : nullptr, ufunc::shape{n, 3}, d, root);
-  check(xs.global_rows() == want_rows && xs.to_host() == h, "shard of the root's data (scatter)" + at);
-
-  // Factories.
-  const auto z = ufunc::zeros<float, Tg>(ufunc::shape{n, 3}, d);
-  check(z.to_host() == std::vector<float>(h.size(), 0.f) && z.global_rows() == want_rows, "zeros" + at);
-  const auto f = ufunc::full<float, Tg>(ufunc::shape{n, 3}, 2.5f, d);
-  check(f.to_host() == std::vector<float>(h.size(), 2.5f), "full" + at);
-
-  // Elementwise with a replicated plain operand.
-  const auto pdf = ufunc::vectorize<Tg>([] UFUNC_HD(float v, float mu) {
-    const float t = v - mu;
-    return 0.3989422804f * expf(-0.5f * t * t);
-  });
-  const std::vector<float> mu_h = {0.1f, -0.2f, 0.3f};
-  const auto y = pdf(x, plain<Tg>(mu_h, ufunc::shape{3}));
-  const auto yh = y.to_host();
-  bool ok = yh.size() == h.size() && y.global_rows() == want_rows;
-  for (std::size_t k = 0; ok && k < h.size(); ++k) {
-    const double t = double(h[k]) - mu_h[k % 3];
-    ok = std::fabs(yh[k] - 0.3989422804 * std::exp(-0.5 * t * t)) <= 2e-6 * 0.4;  // a few roundings, expf <= 2 ulp
-  }
-  check(ok, "pdf(x, mu)" + at);
-  auto y2 = ufunc::empty<float, Tg>(ufunc::shape{n, 3}, d);
-  pdf(x, plain<Tg>(mu_h, ufunc::shape{3}), ufunc::out(y2));
-  check(y2.to_host() == yh, "pdf(x, mu, out(y))" + at);
-
-  // Reductions: whole, axis 0 (partials folded in rank order), axis 1 (stays sharded).
-  double s = 0, sabs = 0, mx = -1e30;
-  std::vector<double> col(3, 0.0), col_abs(3, 0.0);
-  for (std::size_t k = 0; k < h.size(); ++k) {
-    s += h[k];
-    sabs += std::fabs(h[k]);
-    mx = std::max(mx, double(h[k]));
-    col[k % 3] += h[k];
-    col_abs[k % 3] += std::fabs(h[k]);
-  }
-  const double tol = (std::log2(double(n * 3) + 1) + 32 + P) * 1.1920929e-7;  // docs/multi_gpu.md's sum bound
-  if (n > 0) {
-    const float got = ufunc::sum(x);
-    check(std::fabs(got - s) <= tol * sabs, "sum(x) = " + std::to_string(got) + ", loop " + std::to_string(s) + at);
-    check(float(ufunc::max(x)) == float(mx), "max(x)" + at);
-  } else {
-    check(float(ufunc::sum(x)) == 0.f, "sum of no rows" + at);
-  }
-  const auto c0 = ufunc::sum(x, ufunc::axis(0)).to_host();
-  ok = c0.size() == 3;
-  for (std::size_t c = 0; ok && c < 3; ++c) ok = std::fabs(c0[c] - col[c]) <= tol * col_abs[c];
-  check(ok, "sum(x, axis 0)" + at);
-  const auto r1 = ufunc::sum(x, ufunc::axis(1));
-  const auto r1h = r1.to_host();
-  ok = r1h.size() == static_cast<std::size_t>(n) && r1.global_rows() == want_rows;
-  for (std::size_t i = 0; ok && i < static_cast<std::size_t>(n); ++i)
-    ok = std::fabs(r1h[i] - (double(h[3 * i]) + h[3 * i + 1] + h[3 * i + 2])) <= 1e-6;
-  check(ok, "sum(x, axis 1)" + at);
-
-  // argmax/argmin over the ranks: many ties (the first wins).
-  if (n > 0) {
-    std::vector<float> hq(h.size());
-    for (std::size_t k = 0; k < h.size(); ++k) hq[k] = std::floor(h[k] * 3);
-    const auto q = ufunc::shard<Tg>(hq, ufunc::shape{n, 3}, d);
-    const auto best = [&](bool larger) {
-      std::size_t b = 0;
-      for (std::size_t k = 1; k < hq.size(); ++k)
-        if (larger ? hq[k] > hq[b] : hq[k] < hq[b]) b = k;
-      return static_cast<index_t>(b);
-    };
-    check(index_t(ufunc::argmax(q)) == best(true), "argmax(x)" + at);
-    check(index_t(ufunc::argmin(q)) == best(false), "argmin(x)" + at);
-  }
-}
-
+// The sharded calls tests/mpi runs over MPI (tests/rank_cases.hpp), here over the files.
 template <class Tg>
 void run_sharded(const ufunc::communicator& comm, const ufunc::device_set& d) {
   const int P = comm.size();
   for (index_t n : {index_t(0), index_t(1), index_t(2), index_t(P), index_t(7), index_t(1000), index_t(10007)})
-    run_case<Tg>(d, n);
+    rank_cases::run_case<Tg>(d, n);
   // A function that throws on the last rank's rows: that rank gets its error,
   // the others communication_error; the next call works (host code only).
   if constexpr (std::is_same_v<Tg, host>) {
