@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cuda/std/array>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -244,6 +245,42 @@ void run_case(const ufunc::device_set& d, index_t n) {
     nn_ok = j >= 0 && j < m && d2(i, j) <= best + 1e-6;  // the least distance, to float rounding
   }
   check(nn_ok, "nearest y_j of each sharded x_i (argmin of a lazy distance)" + at);
+}
+
+
+/// A function that throws on the last rank's rows: that rank gets its exception,
+/// the others communication_error, in an elementwise call and in a reduction's
+/// map; the next call works on every rank (host shards: device code cannot throw).
+inline void throwing_case(const ufunc::device_set& d) {
+  const int P = d.ranks();
+  const index_t n = 6 * P;
+  std::vector<float> hv(static_cast<std::size_t>(n), 1.f);
+  hv[static_cast<std::size_t>(n - 1)] = -1.f;  // the last rank's rows
+  const auto v = ufunc::shard<host>(hv, ufunc::shape{n}, d);
+  const auto twice = [](float a) {
+    if (a < 0) throw std::runtime_error("negative input");
+    return a * 2;
+  };
+  const auto picky = ufunc::vectorize<host>(twice);
+  int got = 0;  // 1 its own error, 2 communication_error
+  try {
+    (void)picky(v);
+  } catch (const ufunc::communication_error&) {
+    got = 2;
+  } catch (const std::runtime_error& e) {
+    got = std::string(e.what()) == "negative input" ? 1 : 3;
+  }
+  check(got == (d.rank() == P - 1 ? 1 : 2), "a throwing function on one rank: got " + std::to_string(got));
+  got = 0;
+  try {
+    (void)ufunc::map_reduce(twice, ufunc::plus{})(v);
+  } catch (const ufunc::communication_error&) {
+    got = 2;
+  } catch (const std::runtime_error& e) {
+    got = std::string(e.what()) == "negative input" ? 1 : 3;
+  }
+  check(got == (d.rank() == P - 1 ? 1 : 2), "a throwing map in a sum on one rank: got " + std::to_string(got));
+  check(float(ufunc::sum(v)) == float(n - 2), "a call after the failures");
 }
 
 }  // namespace rank_cases

@@ -280,28 +280,7 @@ void run_sharded(const ufunc::communicator& comm, const ufunc::device_set& d) {
   const int P = comm.size();
   for (index_t n : {index_t(0), index_t(1), index_t(2), index_t(P), index_t(7), index_t(1000), index_t(10007)})
     rank_cases::run_case<Tg>(d, n);
-  // A function that throws on the last rank's rows: that rank gets its error,
-  // the others communication_error; the next call works (host code only).
-  if constexpr (std::is_same_v<Tg, host>) {
-    const index_t n = 4 * P;
-    std::vector<float> hv(static_cast<std::size_t>(n), 1.f);
-    hv.back() = -1.f;
-    const auto v = ufunc::shard<Tg>(hv, ufunc::shape{n}, d);
-    const auto picky = ufunc::vectorize<host>([](float a) {
-      if (a < 0) throw std::runtime_error("negative input");
-      return a * 2;
-    });
-    int got = 0;  // 1 its own error, 2 communication_error
-    try {
-      (void)picky(v);
-    } catch (const ufunc::communication_error&) {
-      got = 2;
-    } catch (const std::runtime_error& e) {
-      got = std::string(e.what()) == "negative input" ? 1 : 3;
-    }
-    check(got == (comm.rank() == P - 1 ? 1 : 2), "a throwing function on one rank: got " + std::to_string(got));
-    check(float(ufunc::sum(v)) == float(n - 2), "a call after the failure");
-  }
+  if constexpr (std::is_same_v<Tg, host>) rank_cases::throwing_case(d);
 }
 
 void scenario_sharded() {

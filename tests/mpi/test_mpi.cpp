@@ -150,39 +150,7 @@ void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
   }
 #endif
 
-  // A function that throws on one rank's rows: that rank gets its exception,
-  // the others communication_error; the next call works on every rank (host
-  // functions: device code cannot throw).
-  if constexpr (std::is_same_v<Tg, host>) {
-    const index_t n = 6 * mpi_size;
-    std::vector<float> hv(static_cast<std::size_t>(n), 1.f);
-    hv[static_cast<std::size_t>(n - 1)] = -1.f;  // the last rank's rows
-    const auto v = ufunc::shard<Tg>(hv, ufunc::shape{n}, d);
-    const auto twice = [](float a) {
-      if (a < 0) throw std::runtime_error("negative input");
-      return a * 2;
-    };
-    const auto picky = ufunc::vectorize<host>(twice);
-    int got = 0;  // 1 its own error, 2 communication_error
-    try {
-      (void)picky(v);
-    } catch (const ufunc::communication_error&) {
-      got = 2;
-    } catch (const std::runtime_error& e) {
-      got = std::string(e.what()) == "negative input" ? 1 : 3;
-    }
-    check(got == (comm.rank() == mpi_size - 1 ? 1 : 2), "a throwing function on one rank: got " + std::to_string(got));
-    got = 0;
-    try {
-      (void)ufunc::map_reduce(twice, ufunc::plus{})(v);
-    } catch (const ufunc::communication_error&) {
-      got = 2;
-    } catch (const std::runtime_error& e) {
-      got = std::string(e.what()) == "negative input" ? 1 : 3;
-    }
-    check(got == (comm.rank() == mpi_size - 1 ? 1 : 2), "a throwing map in a sum on one rank: got " + std::to_string(got));
-    check(float(ufunc::sum(v)) == float(n - 2), "a call after the failures");
-  }
+  if constexpr (std::is_same_v<Tg, host>) throwing_case(d);
 
 }
 
