@@ -54,16 +54,6 @@ struct differs_fn {
   UFUNC_HD long long operator()(float a, float b) const { return a != b ? 1 : 0; }
 };
 
-std::vector<float> ramp(long long n, float lo, float step) {
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (long long i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = lo + step * float(i);
-  return v;
-}
-std::vector<float> small_ints(long long n) {
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (long long i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = float(int((i * 7919) % 7) - 3);
-  return v;
-}
 
 }  // namespace
 
