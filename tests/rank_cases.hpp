@@ -193,6 +193,17 @@ void run_case(const ufunc::device_set& d, index_t n) {
     }
   check(mm_ok, "matmul(x, B)" + at);
 
+  // Reductions into out(...): a sharded out along axis 1, a plain one (each
+  // rank's own) over axis 0, equal to the reductions without out.
+  {
+    auto ys = ufunc::full<float, Tg>(ufunc::shape{n}, -9.f, d);
+    (void)ufunc::sum(x, ufunc::axis(1), ufunc::out(ys));
+    check(ys.to_host() == ufunc::sum(x, ufunc::axis(1)).to_host(), "sum(x, axis 1, out(sharded))" + at);
+    auto z = ufunc::full<float, Tg>(ufunc::shape{3}, -9.f);
+    (void)ufunc::sum(x, ufunc::axis(0), ufunc::out(z));
+    check(z.to_host() == ufunc::sum(x, ufunc::axis(0)).to_host(), "sum(x, axis 0, out(plain))" + at);
+  }
+
   // Pairwise over the ranks: the x_i (this case's rows as points) sharded, the
   // y_j given on every rank; a Gaussian kernel sum over j (each rank its rows),
   // over i (the ranks' partials combined) and the nearest y_j (argmin of a lazy

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cuda/std/array>
 #include <random>
+#include <stdexcept>
 #include <functional>
 #include <string>
 #include <vector>
@@ -392,6 +393,88 @@ TEST_CASE("sharded: pairwise reductions with vec<D> of a sharded array (x_i shar
     if (ds.size() > 1 && !ufunc::have_nccl) continue;
     pairwise_case<dev>(ds, 300, 1024, false, seed + 3);  // the tiled kernel in every shard
     pairwise_case<dev>(ds, 5, 40, true, seed + 4);
+  }
+#endif
+}
+
+namespace {
+
+/// Sharded reductions into out(...) against the same reductions without out.
+template <class Tg>
+void out_case(const ufunc::device_set& d, unsigned seed) {
+  CAPTURE(d.str());
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> h(7 * 3);
+  for (auto& v : h) v = u(g);
+  const auto x = ufunc::shard<Tg>(h, ufunc::shape{7, 3}, d);
+  // Along axis 1: a sharded out, sharded like the input.
+  auto ys = ufunc::full<float, Tg>(ufunc::shape{7}, -9.f, d);
+  auto& back = ufunc::sum(x, ufunc::axis(1), ufunc::out(ys));
+  CHECK(&back == &ys);
+  CHECK(ys.to_host() == ufunc::sum(x, ufunc::axis(1)).to_host());
+  auto yk = ufunc::empty<double, Tg>(ufunc::shape{7, 1}, d);  // float into double, keepdims
+  (void)ufunc::mean(x, ufunc::axis(1), ufunc::keepdims, ufunc::out(yk));
+  const auto mk = ufunc::mean(x, ufunc::axis(1)).to_host();
+  const auto ykh = yk.to_host();
+  for (std::size_t i = 0; i < 7; ++i) CHECK(ykh[i] == double(mk[i]));
+  // Over axis 0 and over every axis: a plain out.
+  auto z = ufunc::full<float, Tg>(ufunc::shape{3}, -9.f);
+  (void)ufunc::sum(x, ufunc::axis(0), ufunc::out(z));
+  CHECK(z.to_host() == ufunc::sum(x, ufunc::axis(0)).to_host());
+  auto z0 = ufunc::full<float, Tg>(ufunc::shape{}, -9.f);
+  (void)ufunc::sum(x, ufunc::out(z0));
+  CHECK(z0.to_host()[0] == float(ufunc::sum(x)));
+  auto zi = ufunc::full<int, Tg>(ufunc::shape{3}, -9);
+  (void)ufunc::max(x, ufunc::axis(0), ufunc::out(zi), ufunc::unsafe_cast);  // float into int: truncated
+  const auto mx = ufunc::max(x, ufunc::axis(0)).to_host();
+  const auto zih = zi.to_host();
+  for (std::size_t j = 0; j < 3; ++j) CHECK(zih[j] == int(mx[j]));
+
+  // Checked before any work; the out untouched.
+  auto wrong_kind = ufunc::full<float, Tg>(ufunc::shape{7}, -9.f);
+  CHECK_THROWS_WITH_AS((void)ufunc::sum(x, ufunc::axis(1), ufunc::out(wrong_kind)),
+                       doctest::Contains("give a sharded array of shape (7,) as out"), ufunc::shape_error);
+  auto sharded0 = ufunc::full<float, Tg>(ufunc::shape{3}, -9.f, d);
+  CHECK_THROWS_WITH_AS((void)ufunc::sum(x, ufunc::axis(0), ufunc::out(sharded0)),
+                       doctest::Contains("give a plain array as out"), ufunc::shape_error);
+  auto short_out = ufunc::full<float, Tg>(ufunc::shape{2}, -9.f);
+  CHECK_THROWS_WITH_AS((void)ufunc::sum(x, ufunc::axis(0), ufunc::out(short_out)),
+                       doctest::Contains("out has shape (2,) but the result has shape (3,)"), ufunc::shape_error);
+  auto ints = ufunc::full<int, Tg>(ufunc::shape{3}, -9);
+  CHECK_THROWS_AS((void)ufunc::sum(x, ufunc::axis(0), ufunc::out(ints)), ufunc::type_error);
+  CHECK(ints.to_host() == std::vector<int>(3, -9));
+  if (d.size() > 1) {  // rows split otherwise: another set
+    auto other = ufunc::full<float, Tg>(ufunc::shape{7}, -9.f, ufunc::device_set{d[0]});
+    CHECK_THROWS_WITH_AS((void)ufunc::sum(x, ufunc::axis(1), ufunc::out(other)),
+                         doctest::Contains("the input's rows on the same devices"), ufunc::shape_error);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sharded: reductions into out(...): sharded along kept axis 0, plain over axis 0, converted, checked first") {
+  const auto seed = test::fresh_seed();
+  for (const auto& d : sets<host>()) out_case<host>(d, seed);
+  // A map that throws in one shard: neither out is written.
+  const ufunc::device_set d{0, 1, 2};
+  std::vector<float> h(6 * 2, 1.f);
+  h.back() = -1.f;
+  const auto x = ufunc::shard<host>(h, ufunc::shape{6, 2}, d);
+  const auto picky = ufunc::map_reduce([](float a) {
+    if (a < 0) throw std::runtime_error("negative");
+    return a;
+  }, ufunc::plus{});
+  auto ys = ufunc::full<float, host>(ufunc::shape{6}, -9.f, d);
+  CHECK_THROWS_AS((void)picky(x, ufunc::axis(1), ufunc::out(ys)), std::runtime_error);
+  CHECK(ys.to_host() == std::vector<float>(6, -9.f));
+  auto z = ufunc::full<float, host>(ufunc::shape{2}, -9.f);
+  CHECK_THROWS_AS((void)picky(x, ufunc::axis(0), ufunc::out(z)), std::runtime_error);
+  CHECK(z.to_host() == std::vector<float>(2, -9.f));
+#if defined(UFUNC_BACKEND_CUDA)
+  for (const auto& ds : sets<ufunc::target::device>()) {
+    if (ds.size() > 1 && !ufunc::have_nccl) continue;
+    out_case<ufunc::target::device>(ds, seed + 1);
   }
 #endif
 }

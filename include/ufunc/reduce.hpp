@@ -67,7 +67,7 @@ class reducer {
   constexpr reducer(Map m, Op op, Init init, const char* name) : map_(m), op_(op), init_(init), name_(name) {}
 
   template <class... Args>
-  auto operator()(Args&&... args) const {
+  decltype(auto) operator()(Args&&... args) const {  // (a sharded out is returned by reference)
     using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims |
                                          detail::c_unsafe_cast,
                                      detail::bare_t<Args>...>;
@@ -99,7 +99,7 @@ class reducer {
     }
     const char* name() const { return self.name_; }
     template <class... A>
-    auto shards(A&&... a) const {  // each shard reduced on its device, partials combined (sharded.hpp)
+    decltype(auto) shards(A&&... a) const {  // each shard reduced on its device, partials combined (sharded.hpp)
       return detail::sharded_ops<detail::bare_t<A>...>::reduce(self, std::forward<A>(a)...);
     }
     const Map& function() const { return self.map_; }

@@ -98,6 +98,20 @@ void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
     }
     check(threw, "a whole sum on rank 0, an axis-0 sum on the others: shape_error on every rank");
     check(float(ufunc::mean(ones)) == 1.f, "a whole mean after the disagreement");
+    // One rank's out of the wrong shape: its shape_error there, communication_error
+    // elsewhere, before any collective of the reduction; no out written.
+    auto zo = host_array<Tg>(std::vector<float>(comm.rank() == 0 ? 3 : 4, -9.f), comm.rank() == 0 ? ufunc::shape{3} : ufunc::shape{4});
+    int got = 0;
+    try {
+      (void)ufunc::sum(ones, ufunc::axis(0), ufunc::out(zo));
+    } catch (const ufunc::shape_error&) {
+      got = 1;
+    } catch (const ufunc::communication_error&) {
+      got = 2;
+    }
+    check(got == (comm.rank() == 0 ? 1 : 2) && zo.to_host() == std::vector<float>(zo.size(), -9.f),
+          "an out of the wrong shape on rank 0: got " + std::to_string(got));
+    check(float(ufunc::sum(ones)) == 32.f, "a sum after the bad out");
     // The same, the difference in the ninth plain operand (past the first 240
     // characters of the call's description: its hash still differs).
     const auto c = host_array<Tg>(std::vector<float>(4, 0.f), ufunc::shape{4});

@@ -1043,11 +1043,119 @@ struct sharded_ops {
   /// those out; a mean sums in its accumulator type and divides once by the
   /// global count.
   template <class R, class... Args>
-  static auto reduce(const R& r, Args&&... args) {
+  static decltype(auto) reduce(const R& r, Args&&... args) {
     (check_sharded_arg<Args>(), ...);
-    static_assert(!(is_out<bare_t<Args>>::value || ...),
-                  "ufunc: a reduction of sharded arrays takes no out(...): it returns a value, a sharded array or an "
-                  "array on the first device");
+    if constexpr ((is_out<bare_t<Args>>::value || ...))
+      return reduce_into(r, std::forward<Args>(args)...);
+    else
+      return reduce_new(r, std::forward<Args>(args)...);
+  }
+
+  /// r(args..., out(y)[, unsafe_cast]) with sharded inputs: checked first (y's
+  /// shape, sharding and element type; across processes every rank's check is
+  /// exchanged before any collective), then the reduction runs as without out and
+  /// its result is written into y only once it is complete on every rank, so a
+  /// failure anywhere leaves y untouched. Axis 0 kept (the result sharded like the
+  /// input): y is a sharded array over the same devices with the same rows. Axis
+  /// 0 reduced (or every axis): y is a plain array (on any device of the target;
+  /// across processes each rank passes its own and every rank's gets the result).
+  /// Returns y (the sharded array, or the plain out's view).
+  template <class R, class... Args>
+  static decltype(auto) reduce_into(const R& r, Args&&... args) {
+    using parts = reducer_parts<R>;
+    static_assert(!is_arg_kind<typename parts::kind>::value,
+                  "ufunc: argmin/argmax of sharded arrays take no out(...): they return the indices");
+    using Target = typename sharded_target<bare_t<Args>...>::type;
+    const auto& o = find_out(args...);
+    static_assert(std::tuple_size_v<std::decay_t<decltype(o.views)>> == 1,
+                  "ufunc reduction: out(...) takes one array (a reduction has one result)");
+    auto v = std::get<0>(o.views);
+    using V = decltype(v);
+    constexpr bool sharded_v = is_sharded_out<V>::value;
+    constexpr bool unsafe = (std::is_same_v<bare_t<Args>, unsafe_cast_t> || ...);
+    constexpr bool has_axes = ((control_of<Args>() == c_axes) || ...);
+    // The call without out and unsafe_cast, given every axis when it names none
+    // (a whole reduction into out: its 0-d result).
+    auto wo = std::tuple_cat(without_out(std::forward<Args>(args))...);
+    const sharded_plan p = std::apply([&](const auto&... a) { return plan_sharded(r.name(), a...); }, wo);
+    std::vector<int> all_axes;
+    for (int d = 0; d < p.rank; ++d) all_axes.push_back(d);
+    using Result = decltype(reduce_without_out<!has_axes>(r, std::move(wo), all_axes));  // (unevaluated)
+    using Res = typename Result::value_type;
+    std::exception_ptr err;
+    try {
+      check_devices<Target>(p.devices, r.name());
+      const controls ctl = std::apply([](const auto&... a) { return read_controls(a...); }, wo);
+      const auto mask = axis_mask(p.bshape, has_axes ? ctl.axes_or_null() : &all_axes, r.name(), ctl.single_axis);
+      const shape want(reduced_shape_of(p, mask, ctl.keepdims).dims);
+      if constexpr (sharded_v) {
+        using O = typename std::remove_pointer_t<decltype(v.array)>::value_type;
+        check_out_cast<Res, O>(r.name(), unsafe);
+        const auto& y = *v.array;
+        if (mask[0])
+          throw shape_error(std::string(r.name()) + ": the result over axis 0 is one array of shape " + want.str() +
+                            ", not sharded: give a plain array as out (the " + y.sharding() + " is sharded)");
+        if (y.devices() != p.devices || y.rows() != p.rows || y.global_rows() != p.global_rows || y.shape() != want)
+          throw shape_error(std::string(r.name()) + ": the sharded out must have the result's shape " + want.str() +
+                            " and the input's rows on the same devices, but it is the " + y.sharding());
+      } else {
+        using O = typename V::value_type;
+        check_out_cast<Res, O>(r.name(), unsafe);
+        if (!mask[0])
+          throw shape_error(std::string(r.name()) + ": the result keeps axis 0 and stays sharded like the input: give a "
+                            "sharded array of shape " + want.str() + " as out");
+        if (v.shape() != want)
+          throw shape_error(std::string(r.name()) + ": out has shape " + v.shape().str() + " but the result has shape " +
+                            want.str());
+      }
+    } catch (...) {
+      err = std::current_exception();
+    }
+    if (p.devices.spans_processes())
+      rank_status(p.devices, r.name(), err);  // a rank's bad out stops every rank before any collective
+    else if (err)
+      std::rethrow_exception(err);
+    Result res = reduce_without_out<!has_axes>(r, std::move(wo), all_axes);
+    auto write = [&](const array<Res, Target>& src, auto dst, int dev) {  // src on dev; dst on dev (or host memory)
+      device_guard<Target> g(dev);
+      const stream_ref st = shard_stream<Target>(dev);
+      if constexpr (unsafe)
+        vectorized<Target, copy_fn>(copy_fn{}, r.name())(src, ufunc::out(dst), ufunc::unsafe_cast, st);
+      else
+        vectorized<Target, copy_fn>(copy_fn{}, r.name())(src, ufunc::out(dst), st);
+    };
+    const std::vector<int>& ids = p.devices.ids();
+    if constexpr (sharded_v) {
+      auto& y = *v.array;
+      for_each_shard<Target>(ids, [&](int i, stream_ref) {
+        write(res.shard(i), y.shard(i).view(), ids[static_cast<std::size_t>(i)]);
+        return 0;
+      });
+      return static_cast<std::remove_pointer_t<decltype(v.array)>&>(y);
+    } else {
+      const array<Res, Target>& src = res.shard(0);  // on the first device, complete
+      int dev = ids[0];
+      if constexpr (is_gpu_target<Target>()) {
+        const int yd = device_of<Target>(v.data());
+        if (yd >= 0 && yd != ids[0]) {  // another GPU's memory: the result moved there first
+          dev = yd;
+          device_guard<Target> g(dev);
+          array<Res, Target> moved(src.shape(), shard_stream<Target>(dev));
+          copy_any<Target>(moved.data(), src.data(), static_cast<std::size_t>(src.size()) * sizeof(Res),
+                           shard_stream<Target>(dev));
+          write(moved, v, dev);
+          shard_stream<Target>(dev).synchronize();
+          return v;
+        }
+      }
+      write(src, v, dev);
+      shard_stream<Target>(dev).synchronize();
+      return v;
+    }
+  }
+
+  template <class R, class... Args>
+  static auto reduce_new(const R& r, Args&&... args) {
     using Target = typename sharded_target<bare_t<Args>...>::type;
     const sharded_plan p = plan_sharded(r.name(), args...);
     check_devices<Target>(p.devices, r.name());
@@ -1301,6 +1409,40 @@ struct sharded_ops {
   }
 
  private:
+  struct copy_fn {  // a reduction's result into its out (converting as the out's rule allows)
+    template <class T>
+    UFUNC_HD T operator()(T x) const {
+      return x;
+    }
+  };
+  /// An argument as the call without out(...) and unsafe_cast takes it: a one-element tuple, or none.
+  template <class X>
+  static auto without_out(X&& a) {
+    using B = bare_t<X>;
+    if constexpr (is_out<B>::value || std::is_same_v<B, unsafe_cast_t>)
+      return std::tuple<>();
+    else
+      return std::tuple<X&&>(std::forward<X>(a));
+  }
+  /// The reduction of the arguments in `t` (without out), over `all` when AddAxes.
+  template <bool AddAxes, class R, class Tup>
+  static auto reduce_without_out(const R& r, Tup&& t, const std::vector<int>& all) {
+    return std::apply(
+        [&](auto&&... a) {
+          if constexpr (AddAxes)
+            return reduce_new(r, std::forward<decltype(a)>(a)..., ufunc::axes(all));
+          else
+            return reduce_new(r, std::forward<decltype(a)>(a)...);
+        },
+        std::forward<Tup>(t));
+  }
+  template <class Arg, class... Rest>
+  static const auto& find_out(const Arg& a, const Rest&... rest) {
+    if constexpr (is_out<bare_t<Arg>>::value)
+      return a;
+    else
+      return find_out(rest...);
+  }
   template <class Arg, class... Rest>
   static decltype(auto) first_out(Arg&& a, Rest&&... rest) {
     if constexpr (is_out<bare_t<Arg>>::value)
