@@ -950,6 +950,16 @@ inline reduced_shape reduced_shape_of(const sharded_plan& p, const std::array<bo
   return r;
 }
 
+/// A sharded reduction's result into its out (converting as the out's rule
+/// allows). At namespace scope: nvcc refuses a private class member as a
+/// kernel's template argument.
+struct out_copy_fn {
+  template <class T>
+  UFUNC_HD T operator()(T x) const {
+    return x;
+  }
+};
+
 template <class... A>
 struct sharded_ops {
   /// f.lazy(args...) with sharded operands: a sharded expression (nothing runs;
@@ -1120,9 +1130,9 @@ struct sharded_ops {
       device_guard<Target> g(dev);
       const stream_ref st = shard_stream<Target>(dev);
       if constexpr (unsafe)
-        vectorized<Target, copy_fn>(copy_fn{}, r.name())(src, ufunc::out(dst), ufunc::unsafe_cast, st);
+        vectorized<Target, out_copy_fn>(out_copy_fn{}, r.name())(src, ufunc::out(dst), ufunc::unsafe_cast, st);
       else
-        vectorized<Target, copy_fn>(copy_fn{}, r.name())(src, ufunc::out(dst), st);
+        vectorized<Target, out_copy_fn>(out_copy_fn{}, r.name())(src, ufunc::out(dst), st);
     };
     const std::vector<int>& ids = p.devices.ids();
     if constexpr (sharded_v) {
@@ -1409,12 +1419,6 @@ struct sharded_ops {
   }
 
  private:
-  struct copy_fn {  // a reduction's result into its out (converting as the out's rule allows)
-    template <class T>
-    UFUNC_HD T operator()(T x) const {
-      return x;
-    }
-  };
   /// An argument as the call without out(...) and unsafe_cast takes it: a one-element tuple, or none.
   template <class X>
   static auto without_out(X&& a) {
