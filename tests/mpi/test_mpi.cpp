@@ -98,6 +98,19 @@ void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
     }
     check(threw, "a whole sum on rank 0, an axis-0 sum on the others: shape_error on every rank");
     check(float(ufunc::mean(ones)) == 1.f, "a whole mean after the disagreement");
+    // A max over no rows on rank 0 only (no identity there; other arrays
+    // elsewhere): shape_error on every rank from the agreement, not a value_error
+    // on rank 0 alone while the others wait.
+    const auto none = ufunc::zeros<float, Tg>(ufunc::shape{0, 2}, d);
+    const auto some = ufunc::zeros<float, Tg>(ufunc::shape{4, 2}, d);
+    threw = false;
+    try {
+      (void)ufunc::max(comm.rank() == 0 ? none : some);
+    } catch (const ufunc::shape_error& e) {
+      threw = std::string(e.what()).find("disagree") != std::string::npos;
+    } catch (const ufunc::value_error&) {
+    }
+    check(threw, "a max over no rows on rank 0 only: shape_error on every rank");
     // One rank's out of the wrong shape: its shape_error there, communication_error
     // elsewhere, before any collective of the reduction; no out written.
     auto zo = host_array<Tg>(std::vector<float>(comm.rank() == 0 ? 3 : 4, -9.f), comm.rank() == 0 ? ufunc::shape{3} : ufunc::shape{4});

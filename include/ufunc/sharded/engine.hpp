@@ -1196,13 +1196,13 @@ struct sharded_ops {
     const auto mask = axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis);
     constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
     const reduced_shape rs = reduced_shape_of(p, mask, o.keepdims);
-    if (rs.red_count == 0)
-      throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
-                        axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
-    if (p.devices.spans_processes()) {
+    if (p.devices.spans_processes()) {  // first: ranks whose shapes differ must not throw alone below
       std::string what = std::string(r.name()) + (o.has_axes ? " over axis " + std::to_string(o.axes_list[0]) : "");
       agree_across_ranks(p, what + (o.keepdims ? " keepdims" : ""), args...);
     }
+    if (rs.red_count == 0)
+      throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
+                        axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
     const std::vector<int>& ids = p.devices.ids();
     auto prep = std::make_tuple(prepare_arg(args, ids)...);
     if constexpr (!scalar) {
@@ -1308,9 +1308,6 @@ struct sharded_ops {
     using Init = typename parts::init;
     constexpr bool has_init = !std::is_same_v<Init, no_init> &&
                               (!std::is_same_v<Init, default_init> || has_identity<UsedOp, Res>::value);
-    if (red_count == 0 && !has_init)  // the unsharded call's check and message, on the global shape
-      throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
-                        axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
     const bool multi = p.devices.spans_processes();
     // Across processes the ranks agree on the call before any collective of it:
     // here before the special cases below, and in the main path while this rank's
@@ -1324,7 +1321,10 @@ struct sharded_ops {
     }
     auto agree = [&] { agree_across_ranks(p, what, args...); };
     const bool special = (!scalar && (!mask[0] || kept_count == 0)) || red_count == 0;
-    if (multi && special) agree();
+    if (multi && special) agree();  // (also before the check below: a rank whose shape differs must not throw alone)
+    if (red_count == 0 && !has_init)  // the unsharded call's check and message, on the global shape
+      throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
+                        axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
     // Only now (every check made) plain operands are replicated to the devices.
     Prep prep = std::make_tuple(prepare_arg(args, ids)...);
     auto run_shard = [&](const auto& red, int i, stream_ref st) { return shard_call(red, prep, i, st); };
