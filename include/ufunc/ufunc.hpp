@@ -28,3 +28,4 @@
 #include "sharded.hpp"
 #include "math.hpp"
 #include "memory_resource.hpp"
+#include "random.hpp"
