@@ -561,14 +561,18 @@ inline sharded_plan factory_plan(const device_set& d, const shape& s, const char
   return p;
 }
 
+/// What every other rank throws when rank r's part of a call failed.
+inline communication_error rank_failed(const char* name, std::size_t r) {
+  return communication_error(std::string(name) + ": rank " + std::to_string(r) +
+                             " failed (its error was thrown there); this rank's part is discarded");
+}
+
 /// The status exchange of across_ranks (also for a phase that then exchanges data).
 inline void rank_status(const device_set& d, const char* name, const std::exception_ptr& err) {
   const auto st = d.comm().allgather(static_cast<int>(err != nullptr));
   if (err) std::rethrow_exception(err);
   for (std::size_t r = 0; r < st.size(); ++r)
-    if (st[r])
-      throw communication_error(std::string(name) + ": rank " + std::to_string(r) +
-                                " failed (its error was thrown there); this rank's part is discarded");
+    if (st[r]) throw rank_failed(name, r);
 }
 
 /// Runs fn() on this rank, then (across processes) exchanges whether it
@@ -744,9 +748,7 @@ array<Res, Target> fold_across_ranks(const device_set& d, const char* name, Loca
   if (err) std::rethrow_exception(err);
   bool every = true;
   for (std::size_t r = 0; r < heads.size(); ++r) {
-    if (heads[r].failed)
-      throw communication_error(std::string(name) + ": rank " + std::to_string(r) +
-                                " failed (its error was thrown there); this rank's part is discarded");
+    if (heads[r].failed) throw rank_failed(name, r);
     every = every && heads[r].has;
   }
   const std::size_t count = static_cast<std::size_t>(part.count()), bytes = count * sizeof(Res);
@@ -836,9 +838,7 @@ Res fold_value_across_ranks(const device_set& d, const char* name, Local&& local
   if (err) std::rethrow_exception(err);
   std::optional<Res> acc;
   for (std::size_t r = 0; r < all.size(); ++r) {
-    if (all[r].failed)
-      throw communication_error(std::string(name) + ": rank " + std::to_string(r) +
-                                " failed (its error was thrown there); this rank's part is discarded");
+    if (all[r].failed) throw rank_failed(name, r);
     if (all[r].has) acc = acc ? acc_op<Res, Op>{op}(*acc, all[r].value) : all[r].value;
   }
   if (!acc) throw value_error(std::string(name) + ": no rank holds rows (internal: the caller checks the count)");
@@ -1143,23 +1143,22 @@ struct sharded_ops {
       });
       return static_cast<std::remove_pointer_t<decltype(v.array)>&>(y);
     } else {
-      const array<Res, Target>& src = res.shard(0);  // on the first device, complete
-      int dev = ids[0];
+      auto finish = [&](const array<Res, Target>& src, int dev) {  // src on dev, complete
+        write(src, v, dev);
+        shard_stream<Target>(dev).synchronize();
+      };
       if constexpr (is_gpu_target<Target>()) {
         const int yd = device_of<Target>(v.data());
         if (yd >= 0 && yd != ids[0]) {  // another GPU's memory: the result moved there first
-          dev = yd;
-          device_guard<Target> g(dev);
-          array<Res, Target> moved(src.shape(), shard_stream<Target>(dev));
-          copy_any<Target>(moved.data(), src.data(), static_cast<std::size_t>(src.size()) * sizeof(Res),
-                           shard_stream<Target>(dev));
-          write(moved, v, dev);
-          shard_stream<Target>(dev).synchronize();
+          device_guard<Target> g(yd);
+          const stream_ref st = shard_stream<Target>(yd);
+          array<Res, Target> moved(res.shard(0).shape(), st);
+          copy_any<Target>(moved.data(), res.shard(0).data(), static_cast<std::size_t>(moved.size()) * sizeof(Res), st);
+          finish(moved, yd);
           return v;
         }
       }
-      write(src, v, dev);
-      shard_stream<Target>(dev).synchronize();
+      finish(res.shard(0), ids[0]);  // on the first device, complete
       return v;
     }
   }
@@ -1219,16 +1218,7 @@ struct sharded_ops {
     const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init,
                   arg_partial_kind<is_max>>
         partial_r(r.map_fn(), r.op_fn(), no_init{}, r.name());
-    auto run_partial = [&](int i, stream_ref st) {  // a whole reduction as a 0-d partial on the device
-      return std::apply(
-          [&](auto&... q) {
-            if constexpr (scalar)
-              return partial_r(pick_arg(q, i)..., ufunc::axes(all_axes), st);
-            else
-              return partial_r(pick_arg(q, i)..., st);
-          },
-          prep);
-    };
+    auto run_partial = [&](int i, stream_ref st) { return shard_reduce<scalar>(partial_r, prep, i, st, all_axes); };
     using Part = decltype(run_partial(0, stream_ref()));
     using Acc = typename Part::value_type;  // arg_acc<M>
     using Pick = arg_pick<decltype(Acc::v), is_max>;
@@ -1288,17 +1278,8 @@ struct sharded_ops {
     // partials: sums in its accumulator type (Res below), divided at the end.
     const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init, plain_kind> rest(
         r.map_fn(), r.op_fn(), no_init{}, r.name());
-    // A whole reduction reduces every shard into a 0-d array on its device (no
-    // host round trip per device), combined below.
     auto shard_call = [&](const auto& red, auto& prepared, int i, stream_ref st) {
-      return std::apply(
-          [&](auto&... q) {
-            if constexpr (scalar)
-              return red(pick_arg(q, i)..., ufunc::axes(all_axes), st);
-            else
-              return red(pick_arg(q, i)..., st);
-          },
-          prepared);
+      return shard_reduce<scalar>(red, prepared, i, st, all_axes);
     };
     using Prep = decltype(std::make_tuple(prepare_arg(args, ids)...));
     using Arr = decltype(shard_call(r, std::declval<Prep&>(), 0, stream_ref()));
@@ -1447,12 +1428,24 @@ struct sharded_ops {
     else
       return find_out(rest...);
   }
-  template <class Arg, class... Rest>
-  static decltype(auto) first_out(Arg&& a, Rest&&... rest) {
-    if constexpr (is_out<bare_t<Arg>>::value)
-      return static_cast<decltype(*std::get<0>(a.views).array)>(*std::get<0>(a.views).array);
-    else
-      return first_out(std::forward<Rest>(rest)...);
+  /// The sharded array of a call's first out(...).
+  template <class... Args>
+  static decltype(auto) first_out(const Args&... a) {
+    return *std::get<0>(find_out(a...).views).array;
+  }
+  /// Shard i's reduction with `red` of the prepared operands; a whole reduction
+  /// (Scalar) as a 0-d array over `all` axes, on the device (no host round trip
+  /// per device: the partials are combined there).
+  template <bool Scalar, class Red, class Prep>
+  static auto shard_reduce(const Red& red, Prep& prepared, int i, stream_ref st, const std::vector<int>& all) {
+    return std::apply(
+        [&](auto&... q) {
+          if constexpr (Scalar)
+            return red(pick_arg(q, i)..., ufunc::axes(all), st);
+          else
+            return red(pick_arg(q, i)..., st);
+        },
+        prepared);
   }
 };
 
