@@ -42,7 +42,7 @@ UFUNC_HD inline float to_uniform(std::uint32_t x) { return x * 2.3283064e-10f + 
 /// cuRAND's _curand_box_muller: device code uses __sincosf, host code sinf and
 /// cosf, as cuRAND's own host path (the two differ by the intrinsic's error).
 UFUNC_HD inline void box_muller(std::uint32_t x, std::uint32_t y, float* a, float* b) {
-  const float u = x * 2.3283064e-10f + (2.3283064e-10f / 2);
+  const float u = to_uniform(x);
   const float v = y * (2.3283064e-10f * 6.2831855f) + ((2.3283064e-10f * 6.2831855f) / 2);
   const float s = sqrtf(-2.0f * logf(u));
 #if defined(__CUDA_ARCH__)
@@ -66,6 +66,15 @@ UFUNC_HD inline words philox4x32_10(words c, std::uint32_t k0, std::uint32_t k1)
   }
   return detail::round(c, k0, k1);
 }
+
+namespace detail {
+/// The Philox block holding draw `index` of subsequence 0 (four draws a block).
+UFUNC_HD inline words block_at(std::uint64_t seed, std::uint64_t index) {
+  const std::uint64_t block = index / 4;
+  return philox4x32_10({static_cast<std::uint32_t>(block), static_cast<std::uint32_t>(block >> 32), 0, 0},
+                       static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
+}
+}  // namespace detail
 
 /// cuRAND's Philox4_32_10 generator state: `philox g(seed, subsequence, offset)`
 /// is `curand_init(seed, subsequence, offset, &s)`, and `g()`, `g.uniform()`,
@@ -133,18 +142,14 @@ class philox {
 /// after curand_init(seed, 0, 0). One Philox block, in device or host code: a
 /// function can draw for its element itself (`uniform_at(seed, i)`).
 UFUNC_HD inline float uniform_at(std::uint64_t seed, std::uint64_t index) {
-  const std::uint64_t block = index / 4;
-  const words o = philox4x32_10({static_cast<std::uint32_t>(block), static_cast<std::uint32_t>(block >> 32), 0, 0},
-                                static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
+  const words o = detail::block_at(seed, index);
   const unsigned lane = static_cast<unsigned>(index & 3);
   return detail::to_uniform(lane == 0 ? o.x : lane == 1 ? o.y : lane == 2 ? o.z : o.w);
 }
 /// The index-th curand_normal after curand_init(seed, 0, 0): normals come in
 /// pairs from draws 2p and 2p + 1 (Box-Muller), the even index the first.
 UFUNC_HD inline float normal_at(std::uint64_t seed, std::uint64_t index) {
-  const std::uint64_t block = index / 4;  // draws 2p, 2p + 1 share a block
-  const words o = philox4x32_10({static_cast<std::uint32_t>(block), static_cast<std::uint32_t>(block >> 32), 0, 0},
-                                static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
+  const words o = detail::block_at(seed, index);  // draws 2p, 2p + 1 share a block
   const bool second_pair = (index & 2) != 0;
   float a, b;
   detail::box_muller(second_pair ? o.z : o.x, second_pair ? o.w : o.y, &a, &b);
