@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "bench_util.hpp"
+#include "sharded_data.hpp"
 
 using namespace bench;
 
@@ -113,15 +114,6 @@ void expect(bool good, const std::string& what) {
   }
 }
 
-struct pdf_fn {
-  UFUNC_HD float operator()(float x) const { return expf(-0.5f * x * x) * 0.3989422804014327f; }
-};
-struct add_fn {
-  UFUNC_HD float operator()(float a, float b) const { return a + b; }
-};
-struct differs_fn {
-  UFUNC_HD long long operator()(float a, float b) const { return a != b ? 1 : 0; }
-};
 using P3 = cuda::std::array<float, 3>;
 struct gauss_fn {
   UFUNC_HD float operator()(P3 p, P3 q) const {

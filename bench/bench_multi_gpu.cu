@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bench_util.hpp"
+#include "sharded_data.hpp"
 
 namespace {
 
@@ -44,15 +45,6 @@ std::pair<double, double> interleaved_host_ms(const std::function<void()>& one, 
   return {median(a), median(b)};
 }
 
-struct pdf_fn {
-  UFUNC_HD float operator()(float x) const { return expf(-0.5f * x * x) * 0.3989422804014327f; }
-};
-struct add_fn {
-  UFUNC_HD float operator()(float a, float b) const { return a + b; }
-};
-struct differs_fn {
-  UFUNC_HD long long operator()(float a, float b) const { return a != b ? 1 : 0; }
-};
 
 
 }  // namespace

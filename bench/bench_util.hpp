@@ -491,21 +491,6 @@ inline void report_bandwidth(const std::string& what, const std::string& ref_nam
          bytes / ref_ms / 1e-3 / peak, "ratio");
 }
 
-// ---- data of the multi-GPU benchmarks -------------------------------------------
-
-/// n floats lo, lo + step, lo + 2 step, ...
-inline std::vector<float> ramp(long long n, float lo, float step) {
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (long long i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = lo + step * float(i);
-  return v;
-}
-/// n small integers (-3 to 3) as floats: a matmul of them sums exactly in any order.
-inline std::vector<float> small_ints(long long n) {
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (long long i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = float(int((i * 7919) % 7) - 3);
-  return v;
-}
-
 /// Prints the targets with their verdicts.
 inline void summary(const char* name) {
   bool ok = true;
