@@ -15,6 +15,9 @@
 #include "error.hpp"
 #include "parallel_for.hpp"
 #include "shape.hpp"
+#include "sharded.hpp"
+#include "sharded_array.hpp"
+#include "detail/element.hpp"
 #include "stream.hpp"
 
 namespace ufunc::random {
@@ -68,12 +71,46 @@ UFUNC_HD inline words philox4x32_10(words c, std::uint32_t k0, std::uint32_t k1)
 }
 
 namespace detail {
-/// The Philox block holding draw `index` of subsequence 0 (four draws a block).
-UFUNC_HD inline words block_at(std::uint64_t seed, std::uint64_t index) {
-  const std::uint64_t block = index / 4;
-  return philox4x32_10({static_cast<std::uint32_t>(block), static_cast<std::uint32_t>(block >> 32), 0, 0},
+/// Philox block `b` of subsequence 0 (draws 4b .. 4b + 3).
+UFUNC_HD inline words philox_block(std::uint64_t seed, std::uint64_t b) {
+  return philox4x32_10({static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b >> 32), 0, 0},
                        static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
 }
+/// The Philox block holding draw `index` of subsequence 0 (four draws a block).
+UFUNC_HD inline words block_at(std::uint64_t seed, std::uint64_t index) { return philox_block(seed, index / 4); }
+UFUNC_HD inline std::uint32_t lane(const words& o, unsigned l) { return l == 0 ? o.x : l == 1 ? o.y : l == 2 ? o.z : o.w; }
+/// cuRAND's _curand_uniform_double_hq: 53 random bits from two draws, in (0, 1].
+UFUNC_HD inline double to_uniform_double(std::uint32_t x, std::uint32_t y) {
+  const std::uint64_t z = static_cast<std::uint64_t>(x) ^ (static_cast<std::uint64_t>(y) << 21);
+  return static_cast<double>(z) * 1.1102230246251565e-16 + (1.1102230246251565e-16 / 2.0);
+}
+/// cuRAND's _curand_box_muller_double: two normals from four draws (device code
+/// sincospi, host code sin and cos of v * pi, as cuRAND).
+UFUNC_HD inline void box_muller_double(const words& o, double* a, double* b) {
+  const std::uint64_t zx = static_cast<std::uint64_t>(o.x) ^ (static_cast<std::uint64_t>(o.y) << 21);
+  const std::uint64_t zy = static_cast<std::uint64_t>(o.z) ^ (static_cast<std::uint64_t>(o.w) << 21);
+  const double u = static_cast<double>(zx) * 1.1102230246251565e-16 + (1.1102230246251565e-16 / 2.0);
+  const double v = static_cast<double>(zy) * (1.1102230246251565e-16 * 2.0) + 1.1102230246251565e-16;
+  const double s = sqrt(-2.0 * log(u));
+#if defined(__CUDA_ARCH__)
+  sincospi(v, a, b);
+#else
+  *a = sin(v * 3.1415926535897932);
+  *b = cos(v * 3.1415926535897932);
+#endif
+  *a *= s;
+  *b *= s;
+}
+/// The high 64 bits of a 128-bit product.
+UFUNC_HD inline std::uint64_t mulhi64(std::uint64_t a, std::uint64_t b) {
+#if defined(__CUDA_ARCH__)
+  return __umul64hi(a, b);
+#else
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+}
+template <class T>
+inline constexpr bool is_draw_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
 }  // namespace detail
 
 /// cuRAND's Philox4_32_10 generator state: `philox g(seed, subsequence, offset)`
@@ -138,75 +175,258 @@ class philox {
   float extra_ = 0.f;
 };
 
-/// Draw `index` of the stream `seed` (subsequence 0): the index-th curand_uniform
-/// after curand_init(seed, 0, 0). One Philox block, in device or host code: a
-/// function can draw for its element itself (`uniform_at(seed, i)`).
-UFUNC_HD inline float uniform_at(std::uint64_t seed, std::uint64_t index) {
-  const words o = detail::block_at(seed, index);
-  const unsigned lane = static_cast<unsigned>(index & 3);
-  return detail::to_uniform(lane == 0 ? o.x : lane == 1 ? o.y : lane == 2 ? o.z : o.w);
+/// Draw `index` of the stream `seed` (subsequence 0), in (0, 1]. float: the
+/// index-th curand_uniform after curand_init(seed, 0, 0) (one 32-bit draw).
+/// double: the index-th value of curand_uniform2_double's stream (53 bits from
+/// draws 2 index and 2 index + 1, cuRAND's _curand_uniform_double_hq). One
+/// Philox block, in device or host code: a function can draw for its element
+/// itself (`uniform_at(seed, i)`).
+template <class T = float>
+UFUNC_HD T uniform_at(std::uint64_t seed, std::uint64_t index) {
+  static_assert(detail::is_draw_type<T>, "ufunc::random::uniform_at: float or double");
+  if constexpr (std::is_same_v<T, float>) {
+    return detail::to_uniform(detail::lane(detail::block_at(seed, index), static_cast<unsigned>(index & 3)));
+  } else {
+    const words o = detail::philox_block(seed, index / 2);
+    return (index & 1) ? detail::to_uniform_double(o.z, o.w) : detail::to_uniform_double(o.x, o.y);
+  }
 }
-/// The index-th curand_normal after curand_init(seed, 0, 0): normals come in
-/// pairs from draws 2p and 2p + 1 (Box-Muller), the even index the first.
-UFUNC_HD inline float normal_at(std::uint64_t seed, std::uint64_t index) {
-  const words o = detail::block_at(seed, index);  // draws 2p, 2p + 1 share a block
-  const bool second_pair = (index & 2) != 0;
-  float a, b;
-  detail::box_muller(second_pair ? o.z : o.x, second_pair ? o.w : o.y, &a, &b);
-  return (index & 1) ? b : a;
+/// The index-th standard normal of the stream `seed`. float: curand_normal after
+/// curand_init(seed, 0, 0) (Box-Muller on draws 2p and 2p + 1, the even index
+/// the first). double: curand_normal_double (Box-Muller on the four draws of
+/// block p = index / 2, the even index the first).
+template <class T = float>
+UFUNC_HD T normal_at(std::uint64_t seed, std::uint64_t index) {
+  static_assert(detail::is_draw_type<T>, "ufunc::random::normal_at: float or double");
+  if constexpr (std::is_same_v<T, float>) {
+    const words o = detail::block_at(seed, index);  // draws 2p, 2p + 1 share a block
+    const bool second_pair = (index & 2) != 0;
+    float a, b;
+    detail::box_muller(second_pair ? o.z : o.x, second_pair ? o.w : o.y, &a, &b);
+    return (index & 1) ? b : a;
+  } else {
+    double a, b;
+    detail::box_muller_double(detail::philox_block(seed, index / 2), &a, &b);
+    return (index & 1) ? b : a;
+  }
+}
+/// The index-th integer of the stream `seed` in [low, high) (high > low):
+/// low + floor(m x / 2^128), m = high - low, x the 128 bits of Philox block
+/// `index` (draw 4 index the lowest word). Each value's probability is within
+/// a factor 1 +- 2^-64 of 1 / m.
+template <class T>
+UFUNC_HD T integer_at(std::uint64_t seed, std::uint64_t index, T low, T high) {
+  static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8,
+                "ufunc::random::integer_at: an integer type of at most 64 bits");
+  const std::uint64_t m = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+  const words o = detail::philox_block(seed, index);
+  const std::uint64_t lo = o.x | (static_cast<std::uint64_t>(o.y) << 32);
+  const std::uint64_t hi = o.z | (static_cast<std::uint64_t>(o.w) << 32);
+  // floor((hi 2^64 + lo) m / 2^128) = hi64(hi m) + carry of lo64(hi m) + hi64(lo m)
+  const std::uint64_t h1 = detail::mulhi64(hi, m), l1 = hi * m, h0 = detail::mulhi64(lo, m);
+  const std::uint64_t r = h1 + (l1 + h0 < l1 ? 1 : 0);
+  return static_cast<T>(static_cast<std::uint64_t>(low) + r);
 }
 
 namespace detail {
+/// The float or double a draw of element type T is computed in (16-bit types:
+/// float, then rounded once).
 template <class T>
-struct fill_uniform {
-  T* out;
+using draw_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+template <class T>
+struct uniform_draw {
   std::uint64_t seed;
-  T low, scale;
-  UFUNC_HD void operator()(std::size_t i) const { out[i] = low + scale * static_cast<T>(uniform_at(seed, i)); }
+  draw_t<T> low, scale;
+  UFUNC_HD T operator()(std::uint64_t i) const {
+    return ufunc::detail::convert<T>(low + scale * uniform_at<draw_t<T>>(seed, i));
+  }
 };
 template <class T>
-struct fill_normal {
-  T* out;
+struct normal_draw {
   std::uint64_t seed;
-  T mean, stddev;
-  UFUNC_HD void operator()(std::size_t i) const { out[i] = mean + stddev * static_cast<T>(normal_at(seed, i)); }
+  draw_t<T> mean, stddev;
+  UFUNC_HD T operator()(std::uint64_t i) const {
+    return ufunc::detail::convert<T>(mean + stddev * normal_at<draw_t<T>>(seed, i));
+  }
+};
+template <class T>
+struct integer_draw {
+  std::uint64_t seed;
+  T low, high;
+  UFUNC_HD T operator()(std::uint64_t i) const { return integer_at<T>(seed, i, low, high); }
+};
+/// out[i] = draw(first + i).
+template <class T, class Draw>
+struct fill_fn {
+  T* out;
+  std::uint64_t first;
+  Draw draw;
+  UFUNC_HD void operator()(std::size_t i) const { out[i] = draw(first + i); }
 };
 template <class T>
 void check_float(const char* name) {
-  static_assert(std::is_same_v<T, float>,
-                "ufunc::random: float draws only so far (cuRAND's curand_uniform/curand_normal stream)");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || ufunc::detail::is_half_v<T>,
+                "ufunc::random: uniform and normal draw float, double, __half or __nv_bfloat16");
   (void)name;
+}
+template <class T>
+void check_integer(T low, T high, const char* name) {
+  static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8,
+                "ufunc::random::integers: an integer type of at most 64 bits (not bool)");
+  if (!(low < high))
+    throw value_error(std::string(name) + ": low must be less than high, not [" + std::to_string(low) + ", " +
+                      std::to_string(high) + ")");
+}
+template <class T>
+void check_stddev(T stddev, const char* name) {
+  const double s = static_cast<double>(static_cast<draw_t<T>>(stddev));
+  if (!(s >= 0)) throw value_error(std::string(name) + ": stddev must be >= 0, not " + std::to_string(s));
+}
+template <class T, class Tg, class Draw>
+void fill_view(array_view<T, Tg> v, std::uint64_t first, const Draw& d, stream_ref st, const char* name) {
+  if (!v.is_contiguous())
+    throw shape_error(std::string(name) + ": the output must be a contiguous (row-major) view, not one of shape " +
+                      v.shape().str() + " with other strides");
+  if (v.size() > 0) ufunc::parallel_for<Tg>(static_cast<std::size_t>(v.size()), fill_fn<T, Draw>{v.data(), first, d}, st);
+}
+template <class T, class Target, class Draw>
+array<T, Target> make(const shape& s, const Draw& d, stream_ref st) {
+  array<T, Target> a(s, st);
+  if (a.size() > 0) ufunc::parallel_for<Target>(static_cast<std::size_t>(a.size()), fill_fn<T, Draw>{a.data(), 0, d}, st);
+  return a;
+}
+/// Shard i's elements get draws first + (their global row-major index), so a
+/// sharded array holds what one in-memory call of its shape does. On the
+/// library's per-device streams; waits for them.
+template <class T, class Target, class Draw>
+void fill_shards(sharded_array<T, Target>& a, std::uint64_t first, const Draw& d) {
+  const auto& s = a.shape();
+  const index_t row = s[0] > 0 ? s.count() / s[0] : 0;
+  const auto off = a.row_offsets();
+  ufunc::detail::for_each_shard<Target>(a.devices().ids(), [&](int i, stream_ref st) {
+    auto& sh = a.shard(i);
+    const std::uint64_t f = first + static_cast<std::uint64_t>(off[static_cast<std::size_t>(i)] * row);
+    if (sh.size() > 0)
+      ufunc::parallel_for<Target>(static_cast<std::size_t>(sh.size()), fill_fn<T, Draw>{sh.data(), f, d}, st);
+    return 0;
+  });
+}
+template <class T, class Target, class Draw>
+sharded_array<T, Target> make_sharded(const shape& s, const device_set& set, const Draw& d) {
+  auto a = ufunc::empty<T, Target>(s, set);
+  fill_shards(a, 0, d);
+  return a;
 }
 }  // namespace detail
 
 /// A new array of shape `s` on Target whose element i (row-major) is
 /// `low + (high - low) * uniform_at(seed, i)`: with the defaults, cuRAND's
-/// curand_uniform stream after curand_init(seed, 0, 0), in (0, 1]. The same
-/// numbers on every backend and thread count. Enqueued on `st` (CUDA target:
-/// asynchronous). float only so far.
+/// curand_uniform stream after curand_init(seed, 0, 0), in (0, 1] (double:
+/// curand_uniform2_double's 53-bit values). The same numbers on every backend
+/// and thread count. T: float, double, or __half / __nv_bfloat16 (the float
+/// value rounded once, so 0 and 1 can occur). Enqueued on `st` (CUDA target:
+/// asynchronous).
 template <class T = float, class Target = target::device>
 array<T, Target> uniform(const shape& s, std::uint64_t seed, T low = T(0), T high = T(1), stream_ref st = {}) {
   detail::check_float<T>("ufunc::random::uniform");
-  array<T, Target> a(s, st);
-  if (a.size() > 0)
-    ufunc::parallel_for<Target>(static_cast<std::size_t>(a.size()),
-                                detail::fill_uniform<T>{a.data(), seed, low, static_cast<T>(high - low)}, st);
-  return a;
+  using W = detail::draw_t<T>;
+  return detail::make<T, Target>(s, detail::uniform_draw<T>{seed, W(low), W(W(high) - W(low))}, st);
 }
 
 /// A new array of shape `s` on Target whose element i is
 /// `mean + stddev * normal_at(seed, i)`: with the defaults, cuRAND's
-/// curand_normal stream after curand_init(seed, 0, 0) (device code; host code
-/// within the difference of sinf/cosf and __sincosf). Enqueued on `st`. float only so far.
+/// curand_normal stream after curand_init(seed, 0, 0) (double:
+/// curand_normal_double's; device code, and host code within the difference of
+/// the host's and the device's sine and cosine). Types as `uniform`.
+/// `stddev < 0` is a value_error. Enqueued on `st`.
 template <class T = float, class Target = target::device>
 array<T, Target> normal(const shape& s, std::uint64_t seed, T mean = T(0), T stddev = T(1), stream_ref st = {}) {
   detail::check_float<T>("ufunc::random::normal");
-  if (!(stddev >= T(0))) throw value_error("ufunc::random::normal: stddev must be >= 0, not " + std::to_string(stddev));
-  array<T, Target> a(s, st);
-  if (a.size() > 0)
-    ufunc::parallel_for<Target>(static_cast<std::size_t>(a.size()), detail::fill_normal<T>{a.data(), seed, mean, stddev},
-                                st);
-  return a;
+  detail::check_stddev(stddev, "ufunc::random::normal");
+  using W = detail::draw_t<T>;
+  return detail::make<T, Target>(s, detail::normal_draw<T>{seed, W(mean), W(stddev)}, st);
+}
+
+/// A new array of shape `s` on Target of integers in [low, high) (NumPy's
+/// Generator.integers): element i is `integer_at(seed, i, low, high)`. Any
+/// integer type of at most 64 bits; `low >= high` is a value_error. Enqueued on `st`.
+template <class T = std::int64_t, class Target = target::device>
+array<T, Target> integers(const shape& s, std::uint64_t seed, T low, T high, stream_ref st = {}) {
+  detail::check_integer(low, high, "ufunc::random::integers");
+  return detail::make<T, Target>(s, detail::integer_draw<T>{seed, low, high}, st);
+}
+
+/// The draws `first`, `first + 1`, ... of the same streams into an existing
+/// contiguous view (element k, row-major, gets draw first + k): a long stream
+/// drawn chunk by chunk into one buffer gives the numbers one call would.
+/// Enqueued on `st`; shape_error for a strided view.
+template <class T, class Tg>
+void fill_uniform(array_view<T, Tg> v, std::uint64_t seed, std::uint64_t first = 0, T low = T(0), T high = T(1),
+                  stream_ref st = {}) {
+  detail::check_float<T>("ufunc::random::fill_uniform");
+  using W = detail::draw_t<T>;
+  detail::fill_view(v, first, detail::uniform_draw<T>{seed, W(low), W(W(high) - W(low))}, st,
+                    "ufunc::random::fill_uniform");
+}
+template <class T, class Tg>
+void fill_normal(array_view<T, Tg> v, std::uint64_t seed, std::uint64_t first = 0, T mean = T(0), T stddev = T(1),
+                 stream_ref st = {}) {
+  detail::check_float<T>("ufunc::random::fill_normal");
+  detail::check_stddev(stddev, "ufunc::random::fill_normal");
+  using W = detail::draw_t<T>;
+  detail::fill_view(v, first, detail::normal_draw<T>{seed, W(mean), W(stddev)}, st, "ufunc::random::fill_normal");
+}
+template <class T, class Tg>
+void fill_integers(array_view<T, Tg> v, std::uint64_t seed, std::uint64_t first, T low, T high, stream_ref st = {}) {
+  detail::check_integer(low, high, "ufunc::random::fill_integers");
+  detail::fill_view(v, first, detail::integer_draw<T>{seed, low, high}, st, "ufunc::random::fill_integers");
+}
+
+/// Sharded arrays over `set` (sharded.hpp): each shard holds the draws at its
+/// elements' global indices, the numbers of the same call without a set. Over
+/// a set spanning processes, collective (every rank passes the same arguments).
+template <class T = float, class Target = target::device>
+sharded_array<T, Target> uniform(const shape& s, std::uint64_t seed, const device_set& set, T low = T(0),
+                                 T high = T(1)) {
+  detail::check_float<T>("ufunc::random::uniform");
+  using W = detail::draw_t<T>;
+  return detail::make_sharded<T, Target>(s, set, detail::uniform_draw<T>{seed, W(low), W(W(high) - W(low))});
+}
+template <class T = float, class Target = target::device>
+sharded_array<T, Target> normal(const shape& s, std::uint64_t seed, const device_set& set, T mean = T(0),
+                                T stddev = T(1)) {
+  detail::check_float<T>("ufunc::random::normal");
+  detail::check_stddev(stddev, "ufunc::random::normal");
+  using W = detail::draw_t<T>;
+  return detail::make_sharded<T, Target>(s, set, detail::normal_draw<T>{seed, W(mean), W(stddev)});
+}
+template <class T = std::int64_t, class Target = target::device>
+sharded_array<T, Target> integers(const shape& s, std::uint64_t seed, const device_set& set, T low, T high) {
+  detail::check_integer(low, high, "ufunc::random::integers");
+  return detail::make_sharded<T, Target>(s, set, detail::integer_draw<T>{seed, low, high});
+}
+
+/// fill_uniform, fill_normal and fill_integers of a sharded array: element k of
+/// the whole array (row-major, global) gets draw first + k, whichever shard holds
+/// it. On the library's per-device streams; returns when every shard is written.
+template <class T, class Tg>
+void fill_uniform(sharded_array<T, Tg>& a, std::uint64_t seed, std::uint64_t first = 0, T low = T(0), T high = T(1)) {
+  detail::check_float<T>("ufunc::random::fill_uniform");
+  using W = detail::draw_t<T>;
+  detail::fill_shards(a, first, detail::uniform_draw<T>{seed, W(low), W(W(high) - W(low))});
+}
+template <class T, class Tg>
+void fill_normal(sharded_array<T, Tg>& a, std::uint64_t seed, std::uint64_t first = 0, T mean = T(0),
+                 T stddev = T(1)) {
+  detail::check_float<T>("ufunc::random::fill_normal");
+  detail::check_stddev(stddev, "ufunc::random::fill_normal");
+  using W = detail::draw_t<T>;
+  detail::fill_shards(a, first, detail::normal_draw<T>{seed, W(mean), W(stddev)});
+}
+template <class T, class Tg>
+void fill_integers(sharded_array<T, Tg>& a, std::uint64_t seed, std::uint64_t first, T low, T high) {
+  detail::check_integer(low, high, "ufunc::random::fill_integers");
+  detail::fill_shards(a, first, detail::integer_draw<T>{seed, low, high});
 }
 
 }  // namespace ufunc::random
