@@ -111,6 +111,25 @@ void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
     } catch (const ufunc::value_error&) {
     }
     check(threw, "a max over no rows on rank 0 only: shape_error on every rank");
+    // An axis out of range on rank 0 only, for a sum and an argmax: rank 0's own
+    // shape_error there, the agreement's elsewhere, and no rank left waiting.
+    for (int arg = 0; arg < 2; ++arg) {
+      const int axis = comm.rank() == 0 ? 5 : 1;
+      std::string what;
+      try {
+        if (arg)
+          (void)ufunc::argmax(some, ufunc::axis(axis));
+        else
+          (void)ufunc::sum(some, ufunc::axis(axis));
+      } catch (const ufunc::shape_error& e) {
+        what = e.what();
+      }
+      const bool mine = what.find(comm.rank() == 0 ? "out of range" : "disagree") != std::string::npos;
+      check(comm.size() == 1 ? (comm.rank() == 0 && mine) : mine,
+            arg ? "an argmax over axis 5 on rank 0 only: shape_error on every rank"
+                : "a sum over axis 5 on rank 0 only: shape_error on every rank");
+    }
+    check(float(ufunc::mean(ones)) == 1.f, "a whole mean after the axis error");
     // One rank's out of the wrong shape: its shape_error there, communication_error
     // elsewhere, before any collective of the reduction; no out written.
     auto zo = host_array<Tg>(std::vector<float>(comm.rank() == 0 ? 3 : 4, -9.f), comm.rank() == 0 ? ufunc::shape{3} : ufunc::shape{4});

@@ -550,6 +550,28 @@ void agree_across_ranks(const sharded_plan& p, const std::string& name, const A&
                         " (every rank makes the same sharded calls, in the same order)");
 }
 
+/// axis_mask (after `check`, the call's own checks of its axes) for a call that
+/// may span processes: a rank whose axes are invalid first meets the others in
+/// their agreement exchange, under a description no valid call has, then throws
+/// its own error; the others throw shape_error from the exchange instead of
+/// waiting for it. Ranks that all pass the same invalid axes each throw their own.
+template <class Check, class... A>
+std::array<bool, max_rank> mask_or_disagree(const sharded_plan& p, const controls& o, const char* name, Check&& check,
+                                            const A&... a) {
+  try {
+    check();
+    return axis_mask(p.bshape, o.axes_or_null(), name, o.single_axis);
+  } catch (...) {
+    if (!p.devices.spans_processes()) throw;
+    const std::exception_ptr err = std::current_exception();
+    try {
+      agree_across_ranks(p, std::string(name) + " over invalid axes " + axes_str(o.axes_or_null()), a...);
+    } catch (...) {  // (the others' calls differ: they throw shape_error; this rank its own error)
+    }
+    std::rethrow_exception(err);
+  }
+}
+
 /// Across processes, the plan of a factory's result over `d` (every rank's
 /// rows of global shape `s`), once the ranks agree on the call.
 inline sharded_plan factory_plan(const device_set& d, const shape& s, const char* name) {
@@ -1224,9 +1246,10 @@ struct sharded_ops {
     using parts = reducer_parts<R>;
     constexpr bool is_max = std::is_same_v<typename parts::kind, arg_kind<true>>;
     using Target = typename sharded_target<bare_t<Args>...>::type;
-    if (o.has_axes && o.axes_list.size() != 1)
-      throw shape_error(std::string(r.name()) + ": give one axis (or none), not " + axes_str(o.axes_or_null()));
-    const auto mask = axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis);
+    const auto mask = mask_or_disagree(p, o, r.name(), [&] {
+      if (o.has_axes && o.axes_list.size() != 1)
+        throw shape_error(std::string(r.name()) + ": give one axis (or none), not " + axes_str(o.axes_or_null()));
+    }, args...);
     constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
     const reduced_shape rs = reduced_shape_of(p, mask, o.keepdims);
     if (p.devices.spans_processes()) {  // first: ranks whose shapes differ must not throw alone below
@@ -1298,7 +1321,7 @@ struct sharded_ops {
     using parts = reducer_parts<R>;
     constexpr bool is_mean = std::is_same_v<typename parts::kind, mean_kind>;
     using Target = typename sharded_target<bare_t<Args>...>::type;
-    const auto mask = axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis);
+    const auto mask = mask_or_disagree(p, o, r.name(), [] {}, args...);
     constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
     const std::vector<int>& ids = p.devices.ids();
     std::vector<int> all_axes;
