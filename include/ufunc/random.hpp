@@ -233,36 +233,87 @@ namespace detail {
 /// float, then rounded once).
 template <class T>
 using draw_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+// A draw kind writes the values of one Philox block at a time (per_block of
+// them: the block's 4 draws make 4 floats, 2 doubles or 1 integer), as
+// cuRAND's generators do: one block per element would compute 4 times the rounds.
 template <class T>
 struct uniform_draw {
+  static constexpr int per_block = std::is_same_v<T, double> ? 2 : 4;
   std::uint64_t seed;
   draw_t<T> low, scale;
-  UFUNC_HD T operator()(std::uint64_t i) const {
-    return ufunc::detail::convert<T>(low + scale * uniform_at<draw_t<T>>(seed, i));
+  UFUNC_HD void block(std::uint64_t b, T* v) const {
+    const words o = philox_block(seed, b);
+    if constexpr (std::is_same_v<T, double>) {
+      v[0] = low + scale * to_uniform_double(o.x, o.y);
+      v[1] = low + scale * to_uniform_double(o.z, o.w);
+    } else {
+      const std::uint32_t w[4] = {o.x, o.y, o.z, o.w};
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+      for (int l = 0; l < 4; ++l) v[l] = ufunc::detail::convert<T>(low + scale * to_uniform(w[l]));
+    }
   }
 };
 template <class T>
 struct normal_draw {
+  static constexpr int per_block = std::is_same_v<T, double> ? 2 : 4;
   std::uint64_t seed;
   draw_t<T> mean, stddev;
-  UFUNC_HD T operator()(std::uint64_t i) const {
-    return ufunc::detail::convert<T>(mean + stddev * normal_at<draw_t<T>>(seed, i));
+  UFUNC_HD void block(std::uint64_t b, T* v) const {
+    const words o = philox_block(seed, b);
+    if constexpr (std::is_same_v<T, double>) {
+      double z0, z1;
+      box_muller_double(o, &z0, &z1);
+      v[0] = mean + stddev * z0;
+      v[1] = mean + stddev * z1;
+    } else {
+      float z[4];
+      box_muller(o.x, o.y, &z[0], &z[1]);
+      box_muller(o.z, o.w, &z[2], &z[3]);
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+      for (int l = 0; l < 4; ++l) v[l] = ufunc::detail::convert<T>(mean + stddev * z[l]);
+    }
   }
 };
 template <class T>
 struct integer_draw {
+  static constexpr int per_block = 1;
   std::uint64_t seed;
   T low, high;
-  UFUNC_HD T operator()(std::uint64_t i) const { return integer_at<T>(seed, i, low, high); }
+  UFUNC_HD void block(std::uint64_t b, T* v) const { v[0] = integer_at<T>(seed, b, low, high); }
 };
-/// out[i] = draw(first + i).
+/// out[k] = draw first + k for k < n: call j makes the values of the j-th block
+/// from the one holding draw `first`, and writes those in range.
 template <class T, class Draw>
 struct fill_fn {
   T* out;
-  std::uint64_t first;
+  std::uint64_t first, n;
   Draw draw;
-  UFUNC_HD void operator()(std::size_t i) const { out[i] = draw(first + i); }
+  UFUNC_HD void operator()(std::size_t j) const {
+    constexpr int K = Draw::per_block;
+    const std::uint64_t g = first / K + j;
+    T v[K];
+    draw.block(g, v);
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int l = 0; l < K; ++l) {
+      const std::uint64_t e = g * K + static_cast<std::uint64_t>(l);
+      if (e >= first && e - first < n) out[e - first] = v[l];
+    }
+  }
 };
+/// Fills n elements at `out` with draws first, first + 1, ... on Target.
+template <class Target, class T, class Draw>
+void fill_range(T* out, std::uint64_t first, std::uint64_t n, const Draw& d, stream_ref st) {
+  if (n == 0) return;
+  constexpr std::uint64_t K = Draw::per_block;
+  const std::uint64_t blocks = (first + n - 1) / K - first / K + 1;
+  ufunc::parallel_for<Target>(static_cast<std::size_t>(blocks), fill_fn<T, Draw>{out, first, n, d}, st);
+}
 template <class T>
 void check_float(const char* name) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || ufunc::detail::is_half_v<T>,
@@ -287,12 +338,12 @@ void fill_view(array_view<T, Tg> v, std::uint64_t first, const Draw& d, stream_r
   if (!v.is_contiguous())
     throw shape_error(std::string(name) + ": the output must be a contiguous (row-major) view, not one of shape " +
                       v.shape().str() + " with other strides");
-  if (v.size() > 0) ufunc::parallel_for<Tg>(static_cast<std::size_t>(v.size()), fill_fn<T, Draw>{v.data(), first, d}, st);
+  fill_range<Tg>(v.data(), first, static_cast<std::uint64_t>(v.size()), d, st);
 }
 template <class T, class Target, class Draw>
 array<T, Target> make(const shape& s, const Draw& d, stream_ref st) {
   array<T, Target> a(s, st);
-  if (a.size() > 0) ufunc::parallel_for<Target>(static_cast<std::size_t>(a.size()), fill_fn<T, Draw>{a.data(), 0, d}, st);
+  fill_range<Target>(a.data(), 0, static_cast<std::uint64_t>(a.size()), d, st);
   return a;
 }
 /// Shard i's elements get draws first + (their global row-major index), so a
@@ -306,8 +357,7 @@ void fill_shards(sharded_array<T, Target>& a, std::uint64_t first, const Draw& d
   ufunc::detail::for_each_shard<Target>(a.devices().ids(), [&](int i, stream_ref st) {
     auto& sh = a.shard(i);
     const std::uint64_t f = first + static_cast<std::uint64_t>(off[static_cast<std::size_t>(i)] * row);
-    if (sh.size() > 0)
-      ufunc::parallel_for<Target>(static_cast<std::size_t>(sh.size()), fill_fn<T, Draw>{sh.data(), f, d}, st);
+    fill_range<Target>(sh.data(), f, static_cast<std::uint64_t>(sh.size()), d, st);
     return 0;
   });
 }
