@@ -6,6 +6,7 @@
 
 #include "config.hpp"
 #include "detail/element.hpp"  // is_nan, identities of minimum/maximum
+#include "detail/op_traits.hpp"  // extremum, has_identity (detail::)
 
 namespace ufunc {
 
@@ -34,21 +35,6 @@ struct multiplies {
   static UFUNC_HD constexpr T identity() { return T(1); }
 };
 
-namespace detail {
-/// numpy.minimum / numpy.maximum: NaN if either is NaN, else the smaller (Max:
-/// larger) of a and b, a when they compare equal.
-template <bool Max>
-struct extremum {
-  template <class A, class B>
-  UFUNC_HD constexpr auto operator()(const A& a, const B& b) const
-      noexcept(noexcept(is_nan(a)) && noexcept(is_nan(b)) && noexcept(a < b) && noexcept(b < a)) {
-    using R = cuda::std::common_type_t<A, B>;
-    if (is_nan(a)) return static_cast<R>(a);
-    if (is_nan(b)) return static_cast<R>(b);
-    return (Max ? a < b : b < a) ? static_cast<R>(b) : static_cast<R>(a);
-  }
-};
-}  // namespace detail
 
 /// The smaller of a and b; NaN if either is NaN (as numpy.minimum). Identity: +inf
 /// for floating point, the largest value for integers.
@@ -108,12 +94,5 @@ struct bit_xor {
   static UFUNC_HD constexpr T identity() { return T(0); }
 };
 
-namespace detail {
-/// True when Op declares `identity<T>()`.
-template <class Op, class T, class = void>
-struct has_identity : cuda::std::false_type {};
-template <class Op, class T>
-struct has_identity<Op, T, cuda::std::void_t<decltype(Op::template identity<T>())>> : cuda::std::true_type {};
-}  // namespace detail
 
 }  // namespace ufunc

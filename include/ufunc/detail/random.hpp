@@ -1,0 +1,211 @@
+// The pieces of ufunc::random (random.hpp): the Philox4x32-10 rounds, cuRAND's
+// conversions of its words into uniform and normal values, the integer map, the
+// draw kinds a fill makes one Philox block's values with, and the argument checks.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "../config.hpp"
+#include "../error.hpp"
+#include "element.hpp"
+
+namespace ufunc::random {
+
+/// Four 32-bit words: a Philox counter or its output.
+struct words {
+  std::uint32_t x, y, z, w;
+};
+
+namespace detail {
+UFUNC_HD inline std::uint32_t mulhilo(std::uint32_t a, std::uint32_t b, std::uint32_t* hi) {
+  const std::uint64_t p = static_cast<std::uint64_t>(a) * b;
+  *hi = static_cast<std::uint32_t>(p >> 32);
+  return static_cast<std::uint32_t>(p);
+}
+UFUNC_HD inline words round(words c, std::uint32_t k0, std::uint32_t k1) {
+  std::uint32_t hi0, hi1;
+  const std::uint32_t lo0 = mulhilo(0xD2511F53u, c.x, &hi0);
+  const std::uint32_t lo1 = mulhilo(0xCD9E8D57u, c.z, &hi1);
+  return {hi1 ^ c.y ^ k0, lo1, hi0 ^ c.w ^ k1, lo0};
+}
+/// cuRAND's _curand_uniform: (0, 1], exact on every backend (x * 2^-32 is exact,
+/// so a fused multiply-add rounds as the multiply and add do).
+UFUNC_HD inline float to_uniform(std::uint32_t x) { return x * 2.3283064e-10f + (2.3283064e-10f / 2.0f); }
+/// cuRAND's _curand_box_muller: device code uses __sincosf, host code sinf and
+/// cosf, as cuRAND's own host path (the two differ by the intrinsic's error).
+UFUNC_HD inline void box_muller(std::uint32_t x, std::uint32_t y, float* a, float* b) {
+  const float u = to_uniform(x);
+  const float v = y * (2.3283064e-10f * 6.2831855f) + ((2.3283064e-10f * 6.2831855f) / 2);
+  const float s = sqrtf(-2.0f * logf(u));
+#if defined(__CUDA_ARCH__)
+  __sincosf(v, a, b);
+#else
+  *a = sinf(v);
+  *b = cosf(v);
+#endif
+  *a *= s;
+  *b *= s;
+}
+/// Philox4x32-10's ten rounds (philox4x32_10).
+UFUNC_HD inline words philox_rounds(words c, std::uint32_t k0, std::uint32_t k1) {
+  for (int r = 0; r < 9; ++r) {
+    c = round(c, k0, k1);
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return round(c, k0, k1);
+}
+/// Philox block `b` of subsequence 0 (draws 4b .. 4b + 3).
+UFUNC_HD inline words philox_block(std::uint64_t seed, std::uint64_t b) {
+  return philox_rounds({static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b >> 32), 0, 0},
+                       static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
+}
+/// The Philox block holding draw `index` of subsequence 0 (four draws a block).
+UFUNC_HD inline words block_at(std::uint64_t seed, std::uint64_t index) { return philox_block(seed, index / 4); }
+UFUNC_HD inline std::uint32_t lane(const words& o, unsigned l) { return l == 0 ? o.x : l == 1 ? o.y : l == 2 ? o.z : o.w; }
+/// cuRAND's _curand_uniform_double_hq: 53 random bits from two draws, in (0, 1].
+UFUNC_HD inline double to_uniform_double(std::uint32_t x, std::uint32_t y) {
+  const std::uint64_t z = static_cast<std::uint64_t>(x) ^ (static_cast<std::uint64_t>(y) << 21);
+  return static_cast<double>(z) * 1.1102230246251565e-16 + (1.1102230246251565e-16 / 2.0);
+}
+/// cuRAND's _curand_box_muller_double: two normals from four draws (device code
+/// sincospi, host code sin and cos of v * pi, as cuRAND).
+UFUNC_HD inline void box_muller_double(const words& o, double* a, double* b) {
+  const std::uint64_t zx = static_cast<std::uint64_t>(o.x) ^ (static_cast<std::uint64_t>(o.y) << 21);
+  const std::uint64_t zy = static_cast<std::uint64_t>(o.z) ^ (static_cast<std::uint64_t>(o.w) << 21);
+  const double u = static_cast<double>(zx) * 1.1102230246251565e-16 + (1.1102230246251565e-16 / 2.0);
+  const double v = static_cast<double>(zy) * (1.1102230246251565e-16 * 2.0) + 1.1102230246251565e-16;
+  const double s = sqrt(-2.0 * log(u));
+#if defined(__CUDA_ARCH__)
+  sincospi(v, a, b);
+#else
+  *a = sin(v * 3.1415926535897932);
+  *b = cos(v * 3.1415926535897932);
+#endif
+  *a *= s;
+  *b *= s;
+}
+/// The high 64 bits of a 128-bit product.
+UFUNC_HD inline std::uint64_t mulhi64(std::uint64_t a, std::uint64_t b) {
+#if defined(__CUDA_ARCH__)
+  return __umul64hi(a, b);
+#else
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+}
+template <class T>
+inline constexpr bool is_draw_type = std::is_same_v<T, float> || std::is_same_v<T, double>;
+/// integer_at's value (random.hpp).
+template <class T>
+UFUNC_HD T integer_value(std::uint64_t seed, std::uint64_t index, T low, T high) {
+  const std::uint64_t m = static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low);
+  const words o = philox_block(seed, index);
+  const std::uint64_t lo = o.x | (static_cast<std::uint64_t>(o.y) << 32);
+  const std::uint64_t hi = o.z | (static_cast<std::uint64_t>(o.w) << 32);
+  // floor((hi 2^64 + lo) m / 2^128) = hi64(hi m) + carry of lo64(hi m) + hi64(lo m)
+  const std::uint64_t h1 = mulhi64(hi, m), l1 = hi * m, h0 = mulhi64(lo, m);
+  const std::uint64_t r = h1 + (l1 + h0 < l1 ? 1 : 0);
+  return static_cast<T>(static_cast<std::uint64_t>(low) + r);
+}
+/// The float or double a draw of element type T is computed in (16-bit types:
+/// float, then rounded once).
+template <class T>
+using draw_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+// A draw kind writes the values of one Philox block at a time (per_block of
+// them: the block's 4 draws make 4 floats, 2 doubles or 1 integer), as
+// cuRAND's generators do: one block per element would compute 4 times the rounds.
+template <class T>
+struct uniform_draw {
+  static constexpr int per_block = std::is_same_v<T, double> ? 2 : 4;
+  std::uint64_t seed;
+  draw_t<T> low, scale;
+  UFUNC_HD void block(std::uint64_t b, T* v) const {
+    const words o = philox_block(seed, b);
+    if constexpr (std::is_same_v<T, double>) {
+      v[0] = low + scale * to_uniform_double(o.x, o.y);
+      v[1] = low + scale * to_uniform_double(o.z, o.w);
+    } else {
+      const std::uint32_t w[4] = {o.x, o.y, o.z, o.w};
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+      for (int l = 0; l < 4; ++l) v[l] = ufunc::detail::convert<T>(low + scale * to_uniform(w[l]));
+    }
+  }
+};
+template <class T>
+struct normal_draw {
+  static constexpr int per_block = std::is_same_v<T, double> ? 2 : 4;
+  std::uint64_t seed;
+  draw_t<T> mean, stddev;
+  UFUNC_HD void block(std::uint64_t b, T* v) const {
+    const words o = philox_block(seed, b);
+    if constexpr (std::is_same_v<T, double>) {
+      double z0, z1;
+      box_muller_double(o, &z0, &z1);
+      v[0] = mean + stddev * z0;
+      v[1] = mean + stddev * z1;
+    } else {
+      float z[4];
+      box_muller(o.x, o.y, &z[0], &z[1]);
+      box_muller(o.z, o.w, &z[2], &z[3]);
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+      for (int l = 0; l < 4; ++l) v[l] = ufunc::detail::convert<T>(mean + stddev * z[l]);
+    }
+  }
+};
+template <class T>
+struct integer_draw {
+  static constexpr int per_block = 1;
+  std::uint64_t seed;
+  T low, high;
+  UFUNC_HD void block(std::uint64_t b, T* v) const { v[0] = integer_value<T>(seed, b, low, high); }
+};
+/// out[k] = draw first + k for k < n: call j makes the values of the j-th block
+/// from the one holding draw `first`, and writes those in range.
+template <class T, class Draw>
+struct fill_fn {
+  T* out;
+  std::uint64_t first, n;
+  Draw draw;
+  UFUNC_HD void operator()(std::size_t j) const {
+    constexpr int K = Draw::per_block;
+    const std::uint64_t g = first / K + j;
+    T v[K];
+    draw.block(g, v);
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int l = 0; l < K; ++l) {
+      const std::uint64_t e = g * K + static_cast<std::uint64_t>(l);
+      if (e >= first && e - first < n) out[e - first] = v[l];
+    }
+  }
+};
+template <class T>
+void check_float(const char* name) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || ufunc::detail::is_half_v<T>,
+                "ufunc::random: uniform and normal draw float, double, __half or __nv_bfloat16");
+  (void)name;
+}
+template <class T>
+void check_integer(T low, T high, const char* name) {
+  static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8,
+                "ufunc::random::integers: an integer type of at most 64 bits (not bool)");
+  if (!(low < high))
+    throw value_error(std::string(name) + ": low must be less than high, not [" + std::to_string(low) + ", " +
+                      std::to_string(high) + ")");
+}
+template <class T>
+void check_stddev(T stddev, const char* name) {
+  const double s = static_cast<double>(static_cast<draw_t<T>>(stddev));
+  if (!(s >= 0)) throw value_error(std::string(name) + ": stddev must be >= 0, not " + std::to_string(s));
+}
+}  // namespace detail
+}  // namespace ufunc::random
