@@ -112,6 +112,15 @@ class array_view {
     return data_[off];
   }
 
+  /// The same shape and strides at data() + `elements` (another block of one
+  /// layout: gufunc.hpp moves a core view along its loop with it). Unchecked:
+  /// the caller keeps the result inside the memory.
+  UFUNC_HD array_view shifted(index_t elements) const noexcept {
+    array_view v = *this;
+    v.data_ += elements;
+    return v;
+  }
+
   /// True when the elements are laid out row-major without gaps.
   bool is_contiguous() const noexcept { return is_row_major(shape_, strides_); }
 

@@ -29,3 +29,4 @@
 #include "math.hpp"
 #include "memory_resource.hpp"
 #include "random.hpp"
+#include "gufunc.hpp"
