@@ -213,7 +213,31 @@ def numpy_expected(c, blob, ins):
             return np.asarray(np.maximum.reduce(a, **kw))
         f = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "mean": np.mean}[op]
         return np.asarray(f(a, **kw))
+    if cat == "gufunc":
+        form = c["form"]
+        if form <= 1:  # a gufunc's rules (np.einsum would broadcast core dims of 1)
+            cores = [["m", "n"], ["n"]] if form == 0 else [["n"], ["n"]]
+            gufunc_bind(cores, x)
+            return np.asarray(np.einsum("...mn,...n->...m" if form == 0 else "...n,...n->...", x[0], x[1]))
+        want = np.flip(x[0], -1) if form == 2 else np.swapaxes(x[0], -1, -2)
+        if "out" in c:
+            obase, ov = operand(blob, c["out"])
+            ov[...] = want
+            return ("out", obase)
+        return np.copy(want, order="C")
     raise RuntimeError("check.py: unknown category " + cat)
+
+
+def gufunc_bind(cores, xs):
+    """NumPy's gufunc checks: each operand has its core dims, a name one extent, the loop dims broadcast."""
+    sizes = {}
+    for core, a in zip(cores, xs):
+        if a.ndim < len(core):
+            raise ValueError("an operand has fewer dims than its core")
+        for name, e in zip(core, a.shape[a.ndim - len(core):]):
+            if sizes.setdefault(name, e) != e:
+                raise ValueError("core dimension %s mismatch" % name)
+    np.broadcast_shapes(*[a.shape[:a.ndim - len(core)] for core, a in zip(cores, xs)])
 
 
 def pairwise_parts(c, x):
@@ -369,6 +393,13 @@ def tolerance(c, ins, want):
         ref = np.matmul(x[0], x[1])
         k = x[0].shape[-1]
         return ref, (k + 2) * eps * np.matmul(np.abs(x[0]), np.abs(x[1]))
+    if cat == "gufunc":
+        if c["form"] > 1:
+            return None  # copies: exactly
+        sub = "...mn,...n->...m" if c["form"] == 0 else "...n,...n->..."
+        a, b = x[0].astype(np.float64), x[1].astype(np.float64)
+        n = x[1].shape[-1]  # a sequential sum of n products, each rounded once
+        return np.einsum(sub, a, b), (n + 2) * eps * np.einsum(sub, np.abs(a), np.abs(b))
     if cat == "pairwise":
         if op != "plus":
             return None  # extrema and arg* of exact terms: exactly

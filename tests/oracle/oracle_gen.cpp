@@ -21,6 +21,7 @@ void category_sliced_extreme(rng_t&, writer&, record&);
 void category_lazy(rng_t&, writer&, record&);
 void category_pairwise(rng_t&, writer&, record&);
 void category_sharded(rng_t&, writer&, record&);
+void category_gufunc(rng_t&, writer&, record&);
 }  // namespace oracle
 
 int main(int argc, char** argv) {
@@ -30,7 +31,8 @@ int main(int argc, char** argv) {
       {"methods", category_methods},   {"matmul", category_matmul},
       {"transpose", category_transpose}, {"sliced", category_sliced},
       {"sliced_extreme", category_sliced_extreme}, {"lazy", category_lazy},
-      {"pairwise", category_pairwise}, {"sharded", category_sharded}};
+      {"pairwise", category_pairwise}, {"sharded", category_sharded},
+      {"gufunc", category_gufunc}};
   std::string cat, out;
   unsigned long long seed = 1;
   long long cases = 100, first = 0;
@@ -53,7 +55,7 @@ int main(int argc, char** argv) {
   }
   const auto it = cats.find(cat);
   if (it == cats.end() || out.empty()) {
-    std::cerr << "usage: ufunc_oracle_gen --category {binary|reduce|methods|matmul|transpose|sliced|sliced_extreme|lazy|pairwise|sharded|list}"
+    std::cerr << "usage: ufunc_oracle_gen --category {binary|reduce|methods|matmul|transpose|sliced|sliced_extreme|lazy|pairwise|sharded|gufunc|list}"
                  " --seed S --cases N [--first I] --out PREFIX\n";
     return 2;
   }
