@@ -73,3 +73,58 @@ TEST_CASE("ufunc methods: reduce, accumulate and outer of a binary vectorized fu
   CHECK_THROWS_AS(sub.outer(ufunc::zeros<float>({1, 1, 1, 1, 1}), ufunc::zeros<double>({1, 1, 1, 1})),
                   ufunc::shape_error);
 }
+
+TEST_CASE("cumsum and cumprod: along an axis, and over the flattened array (contiguous or not), NumPy's dtypes") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<index_t> dims{6, 4, 5};
+  const auto h = test::random_vector<float>(6 * 4 * 5, seed, -2, 2);
+  const auto x = ufunc::to_device(h, shape(dims));
+  const auto st = test::row_major(dims);
+  for (int a : {0, 1, 2, -2}) {
+    CAPTURE(a);
+    const int ax = a < 0 ? a + 3 : a;
+    const auto cs = ufunc::cumsum(x, ufunc::axis(a)).to_host();
+    const auto cp = ufunc::cumprod(x, ufunc::axis(a)).to_host();
+    std::size_t bad = 0;
+    for (index_t i = 0; i < 6 * 4 * 5; ++i) {
+      const auto idx = test::unravel(i, dims);
+      double s = 0, p = 1;
+      for (index_t k = 0; k <= idx[static_cast<std::size_t>(ax)]; ++k) {
+        const double v = h[static_cast<std::size_t>(i + (k - idx[static_cast<std::size_t>(ax)]) * st[static_cast<std::size_t>(ax)])];
+        s += v;
+        p *= v;
+      }
+      bad += std::fabs(cs[static_cast<std::size_t>(i)] - s) > 1e-4 || std::fabs(cp[static_cast<std::size_t>(i)] - p) > 1e-4 * (1 + std::fabs(p));
+    }
+    CHECK(bad == 0);
+  }
+  // Flattened: row-major order of the view's logical shape (a transposed view is copied first).
+  const auto flat = ufunc::cumsum(x);
+  REQUIRE(flat.shape() == shape(6 * 4 * 5));
+  const auto t = x.view().transposed();  // (5, 4, 6)
+  const auto ft = ufunc::cumsum(t).to_host();
+  const auto fh = flat.to_host();
+  double s = 0, st_sum = 0;
+  std::size_t bad = 0, k = 0;
+  for (index_t i = 0; i < 6 * 4 * 5; ++i) {
+    s += h[static_cast<std::size_t>(i)];
+    bad += std::fabs(fh[static_cast<std::size_t>(i)] - s) > 1e-4;
+  }
+  for (index_t c = 0; c < 5; ++c)
+    for (index_t b = 0; b < 4; ++b)
+      for (index_t a = 0; a < 6; ++a, ++k) {
+        st_sum += h[static_cast<std::size_t>((a * 4 + b) * 5 + c)];
+        bad += std::fabs(ft[k] - st_sum) > 1e-4;
+      }
+  CHECK(bad == 0);
+  // NumPy's accumulator types: int8 and bool sum into int64, uint8 into uint64.
+  const auto i8 = ufunc::to_device(std::vector<std::int8_t>{100, 100, 100, -128}, shape(4));
+  const auto ci8 = ufunc::cumsum(i8);
+  static_assert(std::is_same_v<typename decltype(ci8)::value_type, std::int64_t>);
+  CHECK(ci8.to_host() == std::vector<std::int64_t>{100, 200, 300, 172});
+  const auto u8 = ufunc::to_device(std::vector<std::uint8_t>{200, 200}, shape(2));
+  CHECK(ufunc::cumprod(u8).to_host() == std::vector<std::uint64_t>{200, 40000});
+  CHECK(ufunc::cumsum(ufunc::zeros<float>({0, 3}), ufunc::axis(1)).shape() == shape(0, 3));
+  CHECK_THROWS_AS(ufunc::cumsum(x, ufunc::axis(3)), ufunc::shape_error);
+}

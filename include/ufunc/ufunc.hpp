@@ -30,3 +30,4 @@
 #include "memory_resource.hpp"
 #include "random.hpp"
 #include "gufunc.hpp"
+#include "cumulative.hpp"

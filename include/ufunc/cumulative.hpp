@@ -1,0 +1,57 @@
+// ufunc::cumsum and ufunc::cumprod: NumPy's running sums and products, as
+// `vectorize(plus{}).accumulate` and `vectorize(multiplies{}).accumulate` (the
+// same scan kernels, accumulator types and results), with NumPy's default of
+// scanning the flattened array when no axis is given.
+#pragma once
+
+#include <type_traits>
+
+#include "array.hpp"
+#include "array_view.hpp"
+#include "axis.hpp"
+#include "detail/arg_traits.hpp"
+#include "detail/reduce.hpp"  // identity_map: the copy of a strided input
+#include "ops.hpp"
+#include "shape.hpp"
+#include "stream.hpp"
+#include "vectorize.hpp"
+
+namespace ufunc {
+
+/// A running reduction with Op (ufunc::cumsum, ufunc::cumprod): `c(x, axis(k))`
+/// scans along axis k; `c(x)` scans x's elements in row-major order into a 1-D
+/// array (NumPy's default axis=None). Either takes a stream last. A new array
+/// on x's target, holding what `vectorize<Target>(Op{}).accumulate` holds (bool
+/// and integers narrower than 64 bits accumulate in int64, uint64 when
+/// unsigned, as NumPy's); a float scan's error grows with the run's length, as
+/// NumPy's sequential one does. Enqueued on the stream (the default otherwise).
+template <class Op>
+struct cumulative {
+  const char* name;
+
+  template <class X>
+  auto operator()(const X& x, ufunc::axis a, stream_ref s = {}) const {
+    return vectorize<target_of<X>>(Op{}, name).accumulate(x, a, s);
+  }
+  template <class X>
+  auto operator()(const X& x, stream_ref s = {}) const {
+    using Target = target_of<X>;
+    const auto v = x.view();
+    using T = typename decltype(v)::value_type;
+    const auto f = vectorize<Target>(Op{}, name);
+    if (v.is_contiguous()) return f.accumulate(array_view<const T, Target>(v.data(), shape(v.size())), axis(0), s);
+    const array<T, Target> flat = vectorize<Target>(detail::identity_map{}, name)(v, s);  // row-major copy
+    return f.accumulate(array_view<const T, Target>(flat.data(), shape(v.size())), axis(0), s);
+  }
+
+ private:
+  template <class X>
+  using target_of = typename detail::arg_traits<detail::bare_t<X>>::target_type;
+};
+
+/// NumPy's `np.cumsum`: `cumsum(x, axis(k))`, or `cumsum(x)` over the flattened array.
+inline constexpr cumulative<plus> cumsum{"cumsum"};
+/// NumPy's `np.cumprod`: `cumprod(x, axis(k))`, or `cumprod(x)` over the flattened array.
+inline constexpr cumulative<multiplies> cumprod{"cumprod"};
+
+}  // namespace ufunc
