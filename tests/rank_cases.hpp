@@ -266,6 +266,45 @@ void run_case(const ufunc::device_set& d, index_t n) {
 }
 
 
+/// broadcast_from: every rank gets the root's array (roots 0 and the last; float
+/// and int64; host or GPU memory); ranks that disagree on the shape throw
+/// shape_error on every rank; a root out of range is a value_error everywhere.
+template <class Tg>
+void broadcast_case(const ufunc::device_set& d) {
+  const int P = d.ranks(), me = d.rank();
+  const std::string at = std::string(" (") + (std::is_same_v<Tg, host> ? "host" : "GPU") + " memory)";
+  for (int root : {0, P - 1}) {
+    std::vector<float> mine(35);
+    std::vector<std::int64_t> mine_i(9);
+    for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = float(me * 1000 + int(i));
+    for (std::size_t i = 0; i < mine_i.size(); ++i) mine_i[i] = (std::int64_t(me) << 40) + std::int64_t(i);
+    auto x = ufunc::asarray<Tg>(mine, ufunc::shape{5, 7});
+    auto xi = ufunc::asarray<Tg>(mine_i, ufunc::shape{9});
+    ufunc::broadcast_from(x, d, root);
+    ufunc::broadcast_from(xi.view(), d, root);
+    std::vector<float> want(35);
+    std::vector<std::int64_t> want_i(9);
+    for (std::size_t i = 0; i < want.size(); ++i) want[i] = float(root * 1000 + int(i));
+    for (std::size_t i = 0; i < want_i.size(); ++i) want_i[i] = (std::int64_t(root) << 40) + std::int64_t(i);
+    check(x.to_host() == want && xi.to_host() == want_i, "broadcast_from rank " + std::to_string(root) + at);
+  }
+  auto odd = ufunc::zeros<float, Tg>(me == 0 ? ufunc::shape{5, 6} : ufunc::shape{5, 7});
+  bool threw = false;
+  try {
+    ufunc::broadcast_from(odd, d, 0);
+  } catch (const ufunc::shape_error&) {
+    threw = true;
+  }
+  check(threw == (P > 1), "broadcast_from with rank 0's shape different: shape_error on every rank" + at);
+  threw = false;
+  try {
+    ufunc::broadcast_from(odd, d, P);
+  } catch (const ufunc::value_error&) {
+    threw = true;
+  }
+  check(threw, "broadcast_from from a rank out of range: value_error" + at);
+}
+
 /// A function that throws on the last rank's rows: that rank gets its exception,
 /// the others communication_error, in an elementwise call and in a reduction's
 /// map; the next call works on every rank (host shards: device code cannot throw).

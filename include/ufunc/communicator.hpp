@@ -74,6 +74,10 @@ class communicator {
     else if (bytes)
       std::memcpy(recv, send, bytes);
   }
+  /// `bytes` bytes at `data` on every rank = root's (collective; `bytes` equal on every rank).
+  void broadcast_bytes(void* data, std::size_t bytes, int root) const {
+    if (t_) t_->broadcast(data, bytes, root);
+  }
   /// Ends every rank of the job (MPI_Abort; over files this rank exits with `code`
   /// and each other rank's next collective throws); this process alone without a transport.
   [[noreturn]] void abort(int code) const noexcept {

@@ -256,6 +256,52 @@ sharded_array<T, Target> shard(const T* data, const shape& s, const device_set& 
   return a;
 }
 
+/// Across the ranks of `d` (a set spanning processes): x on every rank becomes
+/// the root's x, a plain operand given by its owner rank (collective; x
+/// contiguous, of one shape and element type on every rank, host or device
+/// memory; the call waits for x's device first and returns when x is written).
+/// Ranks that disagree on the shape, the element size or the root throw
+/// shape_error on every rank, before any data moves. Nothing to do in one process.
+template <class T, class Tg>
+void broadcast_from(array_view<T, Tg> x, const device_set& d, int root) {
+  static_assert(!std::is_const_v<T>, "ufunc::broadcast_from: x is written (a view of non-const elements)");
+  if (root < 0 || root >= d.ranks())
+    throw value_error("ufunc::broadcast_from: root " + std::to_string(root) + " for " + std::to_string(d.ranks()) +
+                      " ranks");
+  if (!d.spans_processes()) return;
+  if (!x.is_contiguous())
+    throw shape_error("ufunc::broadcast_from: x must be contiguous (row-major), not a view of shape " + x.shape().str() +
+                      " with other strides");
+  detail::sharded_plan p;
+  p.devices = d;
+  p.bshape = x.shape();
+  detail::agree_across_ranks(p, "ufunc::broadcast_from of " + std::to_string(sizeof(T)) + "-byte elements from rank " +
+                                    std::to_string(root));
+  const std::size_t bytes = static_cast<std::size_t>(x.size()) * sizeof(T);
+  if (bytes == 0) return;
+  if constexpr (detail::target_traits<Tg>::is_device) {  // staged through host memory, on x's device
+    detail::wait_device_of<Tg>(x.data());
+    const int dev = detail::device_of<Tg>(x.data());
+    std::vector<unsigned char> h(bytes);
+    if (d.rank() == root) {
+      detail::device_guard<Tg> g(dev < 0 ? detail::runtime<Tg>::current_device() : dev);
+      detail::memory<Tg>::copy_to_host(h.data(), x.data(), bytes);
+    }
+    d.comm().broadcast_bytes(h.data(), bytes, root);
+    if (d.rank() != root) {
+      detail::device_guard<Tg> g(dev < 0 ? detail::runtime<Tg>::current_device() : dev);
+      detail::memory<Tg>::copy_from_host(x.data(), h.data(), bytes);
+      detail::runtime<Tg>::device_synchronize();
+    }
+  } else {
+    d.comm().broadcast_bytes(x.data(), bytes, root);
+  }
+}
+template <class T, class Tg>
+void broadcast_from(array<T, Tg>& x, const device_set& d, int root) {
+  broadcast_from(x.view(), d, root);
+}
+
 /// A 1-D host vector split over `d`.
 template <class Target = target::device, class T>
 sharded_array<T, Target> shard(const std::vector<T>& h, const device_set& d = device_set()) {

@@ -280,6 +280,7 @@ void run_sharded(const ufunc::communicator& comm, const ufunc::device_set& d) {
   const int P = comm.size();
   for (index_t n : {index_t(0), index_t(1), index_t(2), index_t(P), index_t(7), index_t(1000), index_t(10007)})
     rank_cases::run_case<Tg>(d, n);
+  rank_cases::broadcast_case<Tg>(d);
   if constexpr (std::is_same_v<Tg, host>) rank_cases::throwing_case(d);
 }
 

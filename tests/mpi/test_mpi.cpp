@@ -30,6 +30,7 @@ void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
   for (index_t n : {index_t(0), index_t(1), index_t(mpi_size - 1 > 0 ? mpi_size - 1 : 2), index_t(mpi_size), index_t(7),
                     index_t(1000), index_t(100003)})
     run_case<Tg>(d, n);
+  broadcast_case<Tg>(d);
 
   // Shards made by each rank from its own rows (a different count per rank).
   {

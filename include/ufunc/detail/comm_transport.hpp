@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace ufunc {
 namespace detail {
@@ -26,6 +28,16 @@ struct comm_transport {
   virtual void gather(const void* send, std::size_t bytes, void* recv, int root) const = 0;
   /// recv = root's send[rank * bytes, (rank + 1) * bytes); send unused off the root.
   virtual void scatter(const void* send, std::size_t bytes, void* recv, int root) const = 0;
+  /// data (bytes) = root's data on every rank. This default scatters size()
+  /// copies from the root (a transport with a broadcast of its own overrides it).
+  virtual void broadcast(void* data, std::size_t bytes, int root) const {
+    const bool here = rank() == root;
+    std::vector<unsigned char> all(here ? bytes * static_cast<std::size_t>(size()) : 0), mine(bytes);
+    if (here && bytes)
+      for (int r = 0; r < size(); ++r) std::memcpy(all.data() + static_cast<std::size_t>(r) * bytes, data, bytes);
+    scatter(all.data(), bytes, mine.data(), root);
+    if (!here && bytes) std::memcpy(data, mine.data(), bytes);
+  }
   /// Ends this rank and, with it, the job (the last resort: MPI_Abort; over files
   /// the others' next collective throws).
   virtual void abort(int code) const noexcept = 0;

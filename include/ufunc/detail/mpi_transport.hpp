@@ -80,6 +80,13 @@ class mpi_transport final : public comm_transport {
             "MPI_Scatter");
     }
   }
+  void broadcast(void* data, std::size_t bytes, int root) const override {
+    constexpr std::size_t piece = std::size_t(1) << 30;  // MPI counts are int
+    for (std::size_t off = 0; off < bytes; off += piece)
+      check(MPI_Bcast(static_cast<unsigned char*>(data) + off, static_cast<int>(std::min(piece, bytes - off)), MPI_BYTE,
+                      root, comm_),
+            "MPI_Bcast");
+  }
   void abort(int code) const noexcept override { MPI_Abort(comm_, code); }
 
  private:
