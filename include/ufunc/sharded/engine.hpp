@@ -698,21 +698,19 @@ array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, cons
   return acc;
 }
 
-/// This process's partials (make(i, stream) for each shard listed in `live`, the
-/// shards with rows) combined with op (combine_partials; `wait` as there), every
-/// partial freed on every path; none when no shard has rows (a rank without rows).
-template <class Target, class Op, class Res, class Make>
-std::optional<array<Res, Target>> combine_local(const std::vector<int>& live, const std::vector<int>& ids, const Op& op,
-                                                const char* name, Make&& make, bool wait = true) {
-  if (live.empty()) return std::nullopt;
+/// This process's partials (make(i, stream) for each shard listed in `live`,
+/// the shards with rows; enqueued, not waited for) handed to use(partials);
+/// every partial freed on every path, the devices drained first when use throws.
+template <class Target, class Res, class Make, class Use>
+auto with_partials(const std::vector<int>& live, const std::vector<int>& ids, Make&& make, Use&& use) {
   auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
     const bool has = std::find(live.begin(), live.end(), i) != live.end();
     return has ? array<Res, Target>(make(i, st)) : array<Res, Target>();
   }, false);
   try {
-    array<Res, Target> out = combine_partials<Target, Op, Res>(partial, live, ids, op, name, wait);
+    auto r = use(partial);
     release_on<Target>(partial, ids);
-    return out;
+    return r;
   } catch (...) {
     try {
       drain<Target>(ids);
@@ -721,6 +719,17 @@ std::optional<array<Res, Target>> combine_local(const std::vector<int>& live, co
     release_on<Target>(partial, ids);
     throw;
   }
+}
+
+/// This process's partials combined with op (combine_partials; `wait` as
+/// there); none when no shard has rows (a rank without rows).
+template <class Target, class Op, class Res, class Make>
+std::optional<array<Res, Target>> combine_local(const std::vector<int>& live, const std::vector<int>& ids, const Op& op,
+                                                const char* name, Make&& make, bool wait = true) {
+  if (live.empty()) return std::nullopt;
+  return with_partials<Target, Res>(live, ids, make, [&](std::vector<array<Res, Target>>& partial) {
+    return std::optional<array<Res, Target>>(combine_partials<Target, Op, Res>(partial, live, ids, op, name, wait));
+  });
 }
 
 template <class R>
@@ -875,11 +884,7 @@ Res fold_value_across_ranks(const device_set& d, const char* name, Local&& local
 template <class Target, class Res, class Op, class Make>
 Res fold_values_on_host(const std::vector<int>& live, const std::vector<int>& ids, const Op& op, const char* name,
                         Make&& make) {
-  auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
-    const bool has = std::find(live.begin(), live.end(), i) != live.end();
-    return has ? array<Res, Target>(make(i, st)) : array<Res, Target>();
-  }, false);
-  try {
+  return with_partials<Target, Res>(live, ids, make, [&](std::vector<array<Res, Target>>& partial) {
     std::optional<Res> acc;
     for (const int i : live) {
       const auto& a = partial[static_cast<std::size_t>(i)];
@@ -888,17 +893,9 @@ Res fold_values_on_host(const std::vector<int>& live, const std::vector<int>& id
       memory<Target>::copy_to_host(&v, a.data(), sizeof(Res), a.stream());  // waits for this shard's partial
       acc = acc ? acc_op<Res, Op>{op}(*acc, v) : v;
     }
-    release_on<Target>(partial, ids);
     if (!acc) throw value_error(std::string(name) + ": no shard holds rows (internal: the caller checks the count)");
     return *acc;
-  } catch (...) {
-    try {
-      drain<Target>(ids);
-    } catch (...) {
-    }
-    release_on<Target>(partial, ids);
-    throw;
-  }
+  });
 }
 
 // ---- lazy expressions over sharded arrays ------------------------------------
