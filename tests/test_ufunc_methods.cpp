@@ -128,3 +128,39 @@ TEST_CASE("cumsum and cumprod: along an axis, and over the flattened array (cont
   CHECK(ufunc::cumsum(ufunc::zeros<float>({0, 3}), ufunc::axis(1)).shape() == shape(0, 3));
   CHECK_THROWS_AS(ufunc::cumsum(x, ufunc::axis(3)), ufunc::shape_error);
 }
+
+TEST_CASE("exclusive scans: f.accumulate(x, axis, exclusive), cumsum and cumprod along each axis") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<index_t> dims{5, 3, 4};
+  const auto h = test::random_vector<float>(5 * 3 * 4, seed, -2, 2);
+  const auto x = ufunc::to_device(h, shape(dims));
+  const auto st = test::row_major(dims);
+  const auto mx = ufunc::vectorize(ufunc::maximum{});
+  for (int a : {0, 1, 2, -1}) {
+    CAPTURE(a);
+    const int ax = a < 0 ? a + 3 : a;
+    const auto es = ufunc::cumsum(x, ufunc::axis(a), ufunc::exclusive).to_host();
+    const auto ep = ufunc::cumprod(x, ufunc::axis(a), ufunc::exclusive).to_host();
+    const auto em = mx.accumulate(x, ufunc::axis(a), ufunc::exclusive).to_host();
+    std::size_t bad = 0;
+    for (index_t i = 0; i < 5 * 3 * 4; ++i) {
+      const auto idx = test::unravel(i, dims);
+      double s = 0, p = 1, m = -INFINITY;
+      for (index_t k = 0; k < idx[static_cast<std::size_t>(ax)]; ++k) {  // the elements before this one
+        const double v = h[static_cast<std::size_t>(i + (k - idx[static_cast<std::size_t>(ax)]) * st[static_cast<std::size_t>(ax)])];
+        s += v;
+        p *= v;
+        m = std::max(m, v);
+      }
+      const auto u = static_cast<std::size_t>(i);
+      bad += std::fabs(es[u] - s) > 1e-4 || std::fabs(ep[u] - p) > 1e-4 * (1 + std::fabs(p)) ||
+             (idx[static_cast<std::size_t>(ax)] == 0 ? em[u] != -INFINITY : em[u] != float(m));
+    }
+    CHECK(bad == 0);
+  }
+  CHECK(ufunc::cumsum(ufunc::zeros<float>({3, 0}), ufunc::axis(1), ufunc::exclusive).shape() == shape(3, 0));
+  const auto one = ufunc::to_device(std::vector<std::int8_t>{5, 7, 9}, shape(3));
+  CHECK(ufunc::cumsum(one, ufunc::axis(0), ufunc::exclusive).to_host() == std::vector<std::int64_t>{0, 5, 12});
+  CHECK_THROWS_AS(ufunc::cumsum(x, ufunc::axis(-4), ufunc::exclusive), ufunc::shape_error);
+}

@@ -25,4 +25,9 @@ struct axes {
 struct keepdims_t {};
 inline constexpr keepdims_t keepdims{};
 
+/// An exclusive scan (CUB's ExclusiveScan): `f.accumulate(x, ufunc::axis(k), ufunc::exclusive)`,
+/// `cumsum(x, ufunc::axis(k), ufunc::exclusive)`: element k is the op over the elements before it.
+struct exclusive_t {};
+inline constexpr exclusive_t exclusive{};
+
 }  // namespace ufunc

@@ -33,6 +33,11 @@ struct cumulative {
   auto operator()(const X& x, ufunc::axis a, stream_ref s = {}) const {
     return vectorize<target_of<X>>(Op{}, name).accumulate(x, a, s);
   }
+  /// The exclusive form along axis k: element k is the op over the elements before it.
+  template <class X>
+  auto operator()(const X& x, ufunc::axis a, exclusive_t ex, stream_ref s = {}) const {
+    return vectorize<target_of<X>>(Op{}, name).accumulate(x, a, ex, s);
+  }
   template <class X>
   auto operator()(const X& x, stream_ref s = {}) const {
     using Target = target_of<X>;

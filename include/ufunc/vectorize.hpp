@@ -129,6 +129,27 @@ class vectorized {
   auto accumulate(const X& x, stream_ref s) const {
     return accumulate(x, ufunc::axis(0), s);
   }
+  /// The exclusive scan along `axis`: element k holds f over the elements
+  /// before k, the first the op's identity (f must declare one: ufunc::plus,
+  /// multiplies, minimum, maximum, ...). The inclusive scan's values moved one
+  /// place along the axis (a copy after it).
+  template <class X>
+  auto accumulate(const X& x, ufunc::axis a, exclusive_t, stream_ref s = {}) const {
+    auto r = accumulate(x, a, s);
+    using Acc = typename decltype(r)::value_type;
+    static_assert(detail::has_identity<F, Acc>::value,
+                  "f.accumulate(..., ufunc::exclusive): an exclusive scan starts from the op's identity; use an op "
+                  "that declares one (ufunc::plus, multiplies, minimum, maximum, ...)");
+    array<Acc, Target> e(r.shape(), s);
+    const int nd = r.ndim(), ax = a.value < 0 ? a.value + nd : a.value;  // (accumulate checked the axis)
+    const index_t n = r.shape()[ax];
+    if (e.size() > 0) {
+      const vectorized<Target, detail::identity_map> copy(detail::identity_map{}, name_);
+      copy(F::template identity<Acc>(), ufunc::out(e.view().sliced(ax, 0, 1)), s);
+      if (n > 1) copy(r.view().sliced(ax, 0, n - 1), ufunc::out(e.view().sliced(ax, 1, n)), s);
+    }
+    return e;
+  }
   /// NumPy's `ufunc.outer`: r[i..., j...] = f(x[i...], y[j...]); the result has
   /// shape x.shape + y.shape (rank at most 8). `out(...)` and a stream as for a call.
   template <class X, class Y, class... Rest>
