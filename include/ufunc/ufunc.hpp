@@ -31,3 +31,4 @@
 #include "random.hpp"
 #include "gufunc.hpp"
 #include "cumulative.hpp"
+#include "search.hpp"
