@@ -5,6 +5,7 @@
 #include "reduce_support.hpp"
 
 #include <numeric>
+#include <random>
 #include <vector>
 
 TEST_CASE("ufunc methods: reduce, accumulate and outer of a binary vectorized function") {
@@ -163,4 +164,76 @@ TEST_CASE("exclusive scans: f.accumulate(x, axis, exclusive), cumsum and cumprod
   const auto one = ufunc::to_device(std::vector<std::int8_t>{5, 7, 9}, shape(3));
   CHECK(ufunc::cumsum(one, ufunc::axis(0), ufunc::exclusive).to_host() == std::vector<std::int64_t>{0, 5, 12});
   CHECK_THROWS_AS(ufunc::cumsum(x, ufunc::axis(-4), ufunc::exclusive), ufunc::shape_error);
+}
+
+TEST_CASE("f.at: unbuffered in-place updates with repeated and negative indices, checked before any write") {
+  using host = ufunc::target::host;
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  std::uniform_int_distribution<int> pick(-50, 49);
+  std::vector<int> idx(2000);
+  for (auto& i : idx) i = pick(g);  // many repeats, negative ones too
+  const auto hb = test::random_vector<float>(2000, seed + 1, -1, 1);
+  // A non-commutative f on the host: in index order, exactly as a loop.
+  const auto f = ufunc::vectorize<host>([](float acc, float b) { return acc * 0.5f + b; });
+  auto a = ufunc::zeros<float, host>({100});
+  auto wide = ufunc::zeros<float, host>({200});  // a strided a: every other element
+  const auto I = ufunc::asarray<host>(idx, shape(2000));
+  const auto B = ufunc::asarray<host>(hb, shape(2000));
+  f.at(a, I, B);
+  f.at(wide.view().sliced(0, 0, 200, 2), I, B);
+  std::vector<float> want(100, 0.f);
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const auto u = static_cast<std::size_t>(idx[k] < 0 ? idx[k] + 100 : idx[k]);
+    want[u] = want[u] * 0.5f + hb[k];
+  }
+  CHECK(a.to_host() == want);
+  const auto wh = wide.to_host();
+  std::size_t bad = 0;
+  for (std::size_t j = 0; j < 200; ++j) bad += wh[j] != (j % 2 ? 0.f : want[j / 2]);
+  CHECK(bad == 0);
+  // np.add.at with a scalar, and np.minimum.at with a NaN (it propagates, as NumPy's).
+  auto counts = ufunc::zeros<std::int64_t, host>({100});
+  ufunc::vectorize<host>(ufunc::plus{}).at(counts, I, std::int64_t(1));
+  std::vector<std::int64_t> wc(100, 0);
+  for (int i : idx) ++wc[static_cast<std::size_t>(i < 0 ? i + 100 : i)];
+  CHECK(counts.to_host() == wc);
+  auto m = ufunc::full<float, host>({4}, 5.f);
+  const auto mi = ufunc::asarray<host>(std::vector<int>{0, 1, 1, 3}, shape(4));
+  const auto mb = ufunc::asarray<host>(std::vector<float>{7.f, std::nanf(""), 2.f, -1.f}, shape(4));
+  ufunc::vectorize<host>(ufunc::minimum{}).at(m, mi, mb);
+  const auto mh = m.to_host();
+  CHECK((mh[0] == 5.f && std::isnan(mh[1]) && mh[2] == 5.f && mh[3] == -1.f));
+  // An index out of range: shape_error, and nothing written (the bad one is last).
+  auto z = ufunc::zeros<float, host>({10});
+  const auto zi = ufunc::asarray<host>(std::vector<int>{1, 2, 10}, shape(3));
+  CHECK_THROWS_AS(ufunc::vectorize<host>(ufunc::plus{}).at(z, zi, 1.f), ufunc::shape_error);
+  CHECK(z.to_host() == std::vector<float>(10, 0.f));
+  const auto zneg = ufunc::asarray<host>(std::vector<int>{-11}, shape(1));
+  CHECK_THROWS_AS(ufunc::vectorize<host>(ufunc::plus{}).at(z, zneg, 1.f), ufunc::shape_error);
+  CHECK_THROWS_AS(ufunc::vectorize<host>(ufunc::plus{}).at(z, zi, ufunc::zeros<float, host>({2})), ufunc::shape_error);
+#if defined(UFUNC_BACKEND_CUDA)
+  // On the GPU: compare-and-swap updates; integers exactly, floats within rounding.
+  auto dc = ufunc::zeros<std::int64_t>({100});
+  const auto dI = ufunc::asarray(idx, shape(2000));
+  ufunc::vectorize(ufunc::plus{}).at(dc, dI, std::int64_t(1));
+  CHECK(dc.to_host() == wc);
+  auto df = ufunc::zeros<float>({100});
+  ufunc::vectorize(ufunc::plus{}).at(df, dI, ufunc::asarray(hb, shape(2000)));
+  std::vector<double> ws(100, 0.0), wa(100, 0.0);
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const auto u = static_cast<std::size_t>(idx[k] < 0 ? idx[k] + 100 : idx[k]);
+    ws[u] += hb[k];
+    wa[u] += std::fabs(hb[k]);
+  }
+  const auto dh = df.to_host();
+  bad = 0;
+  for (std::size_t u = 0; u < 100; ++u) bad += std::fabs(dh[u] - ws[u]) > 64 * 6e-8 * wa[u];
+  CHECK(bad == 0);
+  auto dz = ufunc::zeros<float>({10});
+  CHECK_THROWS_AS(ufunc::vectorize(ufunc::plus{}).at(dz, ufunc::asarray(std::vector<int>{1, 2, 10}, shape(3)), 1.f),
+                  ufunc::shape_error);
+  CHECK(dz.to_host() == std::vector<float>(10, 0.f));
+#endif
 }

@@ -25,10 +25,12 @@
 #include "detail/staged_out.hpp"
 #include "detail/stream.hpp"
 #include "detail/trace.hpp"
+#include "detail/ufunc_at.hpp"  // f.at's device side (detail::)
 #include "error.hpp"
 #include "expression.hpp"
 #include "full.hpp"
 #include "out.hpp"
+#include "parallel_for.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
 #include "ufunc_methods.hpp"  // f.reduce, f.accumulate, f.outer
@@ -150,6 +152,47 @@ class vectorized {
     }
     return e;
   }
+  /// NumPy's `ufunc.at` (unbuffered, in place): for each k, a[indices[k]] =
+  /// f(a[indices[k]], b[k]), so repeated indices accumulate (`np.add.at`). `a` a
+  /// 1-D array or view (any strides), `indices` a 1-D integer array or view
+  /// (negative counts from the end), `b` a scalar or a 1-D array or view of
+  /// indices' length; all in the ufunc's target memory. An index out of range
+  /// throws shape_error before anything is written. Host target: in index order
+  /// (NumPy's results for any f). CUDA target: concurrently, each update an
+  /// atomic compare-and-swap of f(old, b[k]) (f associative and commutative;
+  /// elements of 4 or 8 bytes; a float result within rounding of the sequential
+  /// one). Enqueued on the stream (the host target returns when done).
+  template <class A, class I, class B>
+  void at(A&& a, const I& indices, const B& b, stream_ref s = {}) const {
+    using BA = detail::arg_traits<detail::bare_t<A>>;
+    using BI = detail::arg_traits<detail::bare_t<I>>;
+    using BB = detail::arg_traits<detail::bare_t<B>>;
+    static_assert(BA::is_array && BI::is_array, "f.at: a and indices are arrays or views");
+    static_assert(std::is_same_v<typename BA::target_type, Target> && std::is_same_v<typename BI::target_type, Target>,
+                  "f.at: a and indices must live in the ufunc's target memory");
+    using T = typename BA::value_type;
+    using Ix = typename BI::value_type;
+    static_assert(std::is_integral_v<Ix> && !std::is_same_v<Ix, bool>, "f.at: indices are integers");
+    static_assert(!std::is_const_v<std::remove_reference_t<A>> || detail::is_view<detail::bare_t<A>>::value,
+                  "f.at: a is written in place (a non-const array, or a view)");
+    const array_view<T, Target> av(a.view());
+    const array_view<const Ix, Target> iv(indices.view());
+    if (av.ndim() != 1 || iv.ndim() != 1)
+      throw shape_error(std::string(name_) + ".at: a and indices must be 1-D, not of shapes " + av.shape().str() +
+                        " and " + iv.shape().str());
+    const index_t n = av.shape()[0], m = iv.shape()[0];
+    if constexpr (BB::is_array) {
+      static_assert(std::is_same_v<typename BB::target_type, Target>, "f.at: b must live in the ufunc's target memory");
+      const array_view<const typename BB::value_type, Target> bv(b.view());
+      if (bv.ndim() != 1 || bv.shape()[0] != m)
+        throw shape_error(std::string(name_) + ".at: b of shape " + bv.shape().str() + " for " + std::to_string(m) +
+                          " indices (give a scalar or one value per index)");
+      at_run(av, iv, detail::at_operand<const typename BB::value_type, Target, true>{bv, {}}, n, m, s);
+    } else {
+      at_run(av, iv, detail::at_operand<B, Target, false>{{}, b}, n, m, s);
+    }
+  }
+
   /// NumPy's `ufunc.outer`: r[i..., j...] = f(x[i...], y[j...]); the result has
   /// shape x.shape + y.shape (rank at most 8). `out(...)` and a stream as for a call.
   template <class X, class Y, class... Rest>
@@ -164,6 +207,37 @@ class vectorized {
 
  private:
   friend struct detail::vectorized_access;
+
+  template <class T, class Ix, class Bop>
+  void at_run(const array_view<T, Target>& a, const array_view<const Ix, Target>& idx, const Bop& b, index_t n,
+              index_t m, stream_ref s) const {
+    if (m == 0) return;
+    if constexpr (!detail::target_traits<Target>::is_device) {
+      for (index_t k = 0; k < m; ++k) {  // every index checked before the first write
+        const auto i = static_cast<index_t>(idx(k));
+        if (i < -n || i >= n)
+          throw shape_error(std::string(name_) + ".at: index " + std::to_string(i) + " is out of bounds for size " +
+                            std::to_string(n) + " (position " + std::to_string(k) + ")");
+      }
+      for (index_t k = 0; k < m; ++k) {  // in index order, as NumPy
+        auto i = static_cast<index_t>(idx(k));
+        if (i < 0) i += n;
+        a(i) = static_cast<T>(f_(a(i), b(k)));
+      }
+    } else {
+      static_assert(sizeof(T) == 4 || sizeof(T) == 8, "f.at on the GPU: elements of 4 or 8 bytes (compare-and-swap)");
+      array<unsigned, Target> bad(shape(1), s);
+      detail::memory<Target>::fill_bytes(bad.data(), 0, sizeof(unsigned), s);
+      ufunc::parallel_for<Target>(static_cast<std::size_t>(m), detail::at_check<Ix, Target>{idx, n, bad.data()}, s);
+      unsigned any = 0;
+      detail::memory<Target>::copy_to_host(&any, bad.data(), sizeof any, s);
+      if (any)
+        throw shape_error(std::string(name_) + ".at: an index is out of bounds for size " + std::to_string(n) +
+                          " (of " + std::to_string(m) + " indices)");
+      ufunc::parallel_for<Target>(static_cast<std::size_t>(m), detail::at_update<F, T, Ix, Bop, Target>{f_, a, idx, b},
+                                  s);
+    }
+  }
 
   /// The steps of detail::call_route (call_route.hpp) for a ufunc call.
   struct route_hooks {
