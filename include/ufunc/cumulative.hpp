@@ -31,11 +31,18 @@ struct cumulative {
 
   template <class X>
   auto operator()(const X& x, ufunc::axis a, stream_ref s = {}) const {
+    if (x.view().ndim() == 0 && (a.value == 0 || a.value == -1)) return (*this)(x, s);  // as NumPy: a 1-D result
     return vectorize<target_of<X>>(Op{}, name).accumulate(x, a, s);
   }
   /// The exclusive form along axis k: element k is the op over the elements before it.
   template <class X>
   auto operator()(const X& x, ufunc::axis a, exclusive_t ex, stream_ref s = {}) const {
+    if (x.view().ndim() == 0 && (a.value == 0 || a.value == -1)) {  // one element: the identity, as a 1-D array
+      const auto v = x.view();
+      using T = typename decltype(v)::value_type;
+      const array_view<const T, target_of<X>> one(v.data(), shape(1));
+      return vectorize<target_of<X>>(Op{}, name).accumulate(one, axis(0), ex, s);
+    }
     return vectorize<target_of<X>>(Op{}, name).accumulate(x, a, ex, s);
   }
   template <class X>

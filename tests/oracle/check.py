@@ -225,7 +225,31 @@ def numpy_expected(c, blob, ins):
             ov[...] = want
             return ("out", obase)
         return np.copy(want, order="C")
+    if cat == "primitives":
+        form = c["form"]
+        if form in (0, 1, 3):
+            r = np.asarray((np.cumprod if form == 1 else np.cumsum)(x[0], axis=c["axis"]))
+            return shift(r, c["axis"] % r.ndim) if form == 3 else r  # exclusive: 0 first
+        if form == 2:
+            return np.asarray(np.cumsum(x[0]))
+        if form == 4:
+            return np.asarray(np.searchsorted(x[0], x[1], side=c["side"]))
+        a = np.copy(x[0])
+        np.add.at(a, x[1], x[2])
+        return a
     raise RuntimeError("check.py: unknown category " + cat)
+
+
+def shift(r, ax):
+    """r moved one place along axis ax, 0 first (an exclusive scan from an inclusive one)."""
+    e = np.zeros_like(r)
+    n = r.shape[ax]
+    if n > 1:
+        dst = [slice(None)] * r.ndim
+        src = [slice(None)] * r.ndim
+        dst[ax], src[ax] = slice(1, n), slice(0, n - 1)
+        e[tuple(dst)] = r[tuple(src)]
+    return e
 
 
 def gufunc_bind(cores, xs):
@@ -305,7 +329,8 @@ def float_reduction(c):
     return ((c["cat"] in ("reduce", "sharded") and c["op"] in ("sum", "prod", "mean", "map_reduce_square",
                                                               "reduce_plus_init", "lazy_sum"))
             or (c["cat"] == "methods" and c["method"] != "outer" and c["op"] != "maximum")
-            or c["cat"] == "matmul" or (c["cat"] == "lazy" and c["form"] == 3))
+            or c["cat"] == "matmul" or (c["cat"] == "lazy" and c["form"] == 3)
+            or (c["cat"] == "primitives" and c["form"] != 4))
 
 
 def tolerance(c, ins, want):
@@ -393,6 +418,33 @@ def tolerance(c, ins, want):
         ref = np.matmul(x[0], x[1])
         k = x[0].shape[-1]
         return ref, (k + 2) * eps * np.matmul(np.abs(x[0]), np.abs(x[1]))
+    if cat == "primitives":
+        form = c["form"]
+        if form == 4:
+            return None  # indices: exactly
+        if form == 5:  # the sums at each index, in any order
+            a, idx, b = x[0], ins[1][1], x[2]  # (x is float64; the indices as given)
+            ref, scale, cnt = np.copy(a), np.abs(a), np.zeros(a.shape)
+            np.add.at(ref, idx, b)
+            np.add.at(scale, idx, np.abs(b))
+            np.add.at(cnt, idx, 1)
+            return ref, (cnt + 2) * eps * scale
+        v = x[0].astype(np.float64)
+        if v.ndim == 0:  # NumPy scans a 0-d array as one element
+            v = v.reshape(1)
+        if form == 2:
+            v = v.reshape(-1)
+            ax = 0
+        else:
+            ax = c["axis"]
+        n = v.shape[ax] if v.ndim else 1
+        if form == 1:
+            ref = np.cumprod(v, axis=ax)
+            return ref, (n + 2) * 2 * eps * np.abs(ref)
+        ref, scale = np.cumsum(v, axis=ax), np.cumsum(np.abs(v), axis=ax)
+        if form == 3:
+            ref, scale = shift(ref, ax % v.ndim), shift(scale, ax % v.ndim)
+        return ref, (n + 2) * 2 * eps * scale
     if cat == "gufunc":
         if c["form"] > 1:
             return None  # copies: exactly
