@@ -294,3 +294,18 @@ TEST_CASE("gufunc: a function that throws on the host leaves the given out as it
   (void)throwing(Z, ufunc::out(y));
   CHECK(y.to_host() == std::vector<float>(static_cast<std::size_t>(rows), 8.f));
 }
+
+TEST_CASE("gufunc: an output with a core dim of 0 beside one with elements: f still runs for the other") {
+  using host = ufunc::target::host;
+  const auto len_and_copy = ufunc::gufunc<host, float, int>(
+      [](const ufunc::array_view<const float, host>& x, const ufunc::array_view<float, host>& y,
+         const ufunc::array_view<int, host>& n) noexcept {
+        for (ufunc::index_t j = 0; j < x.shape()[0]; ++j) y(j) = x(j);
+        n() = static_cast<int>(x.shape()[0]);
+      },
+      "(n)->(n),()");
+  const auto x = ufunc::zeros<float, host>(ufunc::shape{3, 0});
+  const auto [y, n] = len_and_copy(x);
+  CHECK(y.shape() == ufunc::shape({3, 0}));
+  CHECK(n.to_host() == std::vector<int>{0, 0, 0});
+}

@@ -110,21 +110,22 @@ class gufunction {
     if constexpr (ngiven > 0) check_given(in_l, out_l);
     // New outputs: every call. Given ones: written in place when f cannot throw
     // or runs on a device, else through new arrays copied in once f returned.
-    auto fresh = std::make_tuple(array<std::tuple_element_t<J, outs_t>, Target>(p.out_shapes[J], s)...);
-    auto views = std::make_tuple(std::get<J>(fresh).view()...);
+    auto make_fresh = [&] { return std::make_tuple(array<std::tuple_element_t<J, outs_t>, Target>(p.out_shapes[J], s)...); };
     if constexpr (ngiven > 0) {
       constexpr bool in_place = detail::target_traits<Target>::is_device ||
                                 noexcept_call<std::tuple_element_t<J, outs_t>...>(static_cast<Ins*>(nullptr));
       if constexpr (in_place) {
         launch(p, ins, std::make_tuple(std::get<J>(given)...), s);
       } else {
-        launch(p, ins, views, s);
+        auto fresh = make_fresh();
+        launch(p, ins, std::make_tuple(std::get<J>(fresh).view()...), s);
         (copy_into(std::get<J>(fresh), std::get<J>(given), s), ...);
       }
       if constexpr (nout == 1) return std::get<0>(given);
       else return std::make_tuple(std::get<J>(given)...);
     } else {
-      launch(p, ins, views, s);
+      auto fresh = make_fresh();
+      launch(p, ins, std::make_tuple(std::get<J>(fresh).view()...), s);
       if constexpr (nout == 1) return std::move(std::get<0>(fresh));
       else return fresh;
     }
@@ -160,9 +161,9 @@ class gufunction {
   template <class Ins, class Outs>
   void launch(const detail::gufunc_plan& p, const Ins& ins, const Outs& outs, stream_ref s) const {
     const index_t n = p.loop.count();
-    for (const auto& sh : p.out_shapes)
-      if (sh.count() == 0) return;  // nothing to write
-    if (n == 0) return;
+    bool any = false;  // an output with elements (another may have a core dim of 0)
+    for (const auto& sh : p.out_shapes) any = any || sh.count() > 0;
+    if (n == 0 || !any) return;
     auto arg = [&](const auto& v, std::size_t k) {
       using V = detail::bare_t<decltype(v)>;
       const detail::gufunc_operand& o = p.ops[k];
