@@ -10,7 +10,8 @@
 #include "array_view.hpp"
 #include "axis.hpp"
 #include "detail/arg_traits.hpp"
-#include "detail/reduce.hpp"  // identity_map: the copy of a strided input
+#include "detail/call.hpp"         // layout_of
+#include "detail/elementwise.hpp"  // cast_layout: the copy of a strided input
 #include "ops.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
@@ -52,7 +53,8 @@ struct cumulative {
     using T = typename decltype(v)::value_type;
     const auto f = vectorize<Target>(Op{}, name);
     if (v.is_contiguous()) return f.accumulate(array_view<const T, Target>(v.data(), shape(v.size())), axis(0), s);
-    const array<T, Target> flat = vectorize<Target>(detail::identity_map{}, name)(v, s);  // row-major copy
+    array<T, Target> flat(v.shape(), s);  // a row-major copy
+    detail::cast_layout<Target, T, T>(flat.data(), detail::layout_of(flat), v.data(), detail::layout_of(v), s);
     return f.accumulate(array_view<const T, Target>(flat.data(), shape(v.size())), axis(0), s);
   }
 

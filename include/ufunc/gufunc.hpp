@@ -16,6 +16,7 @@
 #include "array_view.hpp"
 #include "config.hpp"
 #include "detail/call.hpp"
+#include "detail/elementwise.hpp"  // cast_layout: a held-back result into the given out
 #include "detail/gufunc_body.hpp"  // the loop body (detail::)
 #include "detail/gufunc_plan.hpp"  // signatures and plans (detail::)
 #include "error.hpp"
@@ -23,7 +24,6 @@
 #include "parallel_for.hpp"
 #include "shape.hpp"
 #include "stream.hpp"
-#include "vectorize.hpp"
 
 namespace ufunc {
 
@@ -154,8 +154,7 @@ class gufunction {
   template <class T, class V>
   static void copy_into(const array<T, Target>& from, const V& to, stream_ref s) {
     if (from.size() == 0) return;
-    const vectorized<Target, detail::gufunc_copy> copy(detail::gufunc_copy{}, "gufunc");
-    copy(from, ufunc::out(to), s);
+    detail::cast_layout<Target, T, T>(to.data(), detail::layout_of(to), from.data(), detail::layout_of(from), s);
   }
 
   template <class Ins, class Outs>

@@ -146,9 +146,13 @@ class vectorized {
     const int nd = r.ndim(), ax = a.value < 0 ? a.value + nd : a.value;  // (accumulate checked the axis)
     const index_t n = r.shape()[ax];
     if (e.size() > 0) {
-      const vectorized<Target, detail::identity_map> copy(detail::identity_map{}, name_);
-      copy(F::template identity<Acc>(), ufunc::out(e.view().sliced(ax, 0, 1)), s);
-      if (n > 1) copy(r.view().sliced(ax, 0, n - 1), ufunc::out(e.view().sliced(ax, 1, n)), s);
+      const auto first = e.view().sliced(ax, 0, 1);
+      detail::fill_layout<Target, Acc>(first.data(), detail::layout_of(first), F::template identity<Acc>(), s);
+      if (n > 1) {
+        const auto to = e.view().sliced(ax, 1, n);
+        const auto from = r.view().sliced(ax, 0, n - 1);
+        detail::cast_layout<Target, Acc, Acc>(to.data(), detail::layout_of(to), from.data(), detail::layout_of(from), s);
+      }
     }
     return e;
   }

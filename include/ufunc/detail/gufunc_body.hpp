@@ -13,13 +13,6 @@
 
 namespace ufunc {
 namespace detail {
-/// The copy of a result held back into the given out.
-struct gufunc_copy {
-  template <class T>
-  UFUNC_HD T operator()(const T& v) const noexcept {
-    return v;
-  }
-};
 /// One operand as the kernel sees it: a view of its first core block (the
 /// operand's base, the core's extents and strides; a 0-d view for a core of
 /// no dims), moved per loop element by the loop strides.
