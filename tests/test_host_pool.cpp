@@ -182,3 +182,35 @@ TEST_CASE("host pool: a kind of call that found its workers late backs off alone
   host::thread_pool::note_late(2, now, a);
   CHECK(a.items.load() == 10);
 }
+
+TEST_CASE("host pool: no more threads than the cores other processes leave (machine_load)") {
+  using host::machine_load;
+  // /proc/loadavg's runnable field.
+  CHECK(machine_load::parse_runnable("0.50 0.40 0.30 3/512 1234\n") == 3);
+  CHECK(machine_load::parse_runnable("12.00 9.10 4.75 17/2048 99") == 17);
+  CHECK(machine_load::parse_runnable("0.50 0.40 0.30 x/512 1") == -1);
+  CHECK(machine_load::parse_runnable("0.50 0.40") == -1);
+  CHECK(machine_load::parse_runnable("0.50 0.40 0.30 3 1") == -1);
+  // Nothing else running: the team asked for (also oversubscribed).
+  CHECK(machine_load::team_for(16, 2, 0) == 16);
+  CHECK(machine_load::team_for(4, 16, -2) == 4);
+  // Two busy processes on two cores: the caller alone; one: one core left.
+  CHECK(machine_load::team_for(2, 2, 2) == 1);
+  CHECK(machine_load::team_for(16, 2, 5) == 1);
+  CHECK(machine_load::team_for(16, 2, 1) == 1);
+  CHECK(machine_load::team_for(16, 16, 2) == 14);
+  CHECK(machine_load::team_for(4, 16, 2) == 4);
+  // Whatever the load, a capped call still runs every item once, item 0 here.
+  for (int t : {2, 16}) {
+    const threads_scope scope(t);
+    const auto used = check_run(1000);
+    CHECK(static_cast<int>(used.size()) <= t);
+  }
+#if defined(__linux__)
+  // The live reading is a count of runnable threads: this one at least (0 if unreadable).
+  CHECK(machine_load::cap(1, 1) == 1);
+  const int c = machine_load::cap(8, 1);
+  CHECK(c >= 1);
+  CHECK(c <= 8);
+#endif
+}

@@ -23,7 +23,7 @@ rc=0
 for cat in $cats; do
   t0=$(date +%s%N)
   for t in "${threads[@]}"; do
-    OMP_NUM_THREADS=$t "$gen" --category "$cat" --seed "$seed" --cases "$cases" --out "$out/$cat-t$t"
+    OMP_DYNAMIC=false OMP_NUM_THREADS=$t "$gen" --category "$cat" --seed "$seed" --cases "$cases" --out "$out/$cat-t$t"
     r=$?
     [ $r -eq 77 ] && exit 77
     [ $r -eq 0 ] || { echo "ufunc_oracle: generator failed ($cat, $t threads)"; rc=1; continue 2; }

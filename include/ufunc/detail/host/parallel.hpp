@@ -18,6 +18,16 @@
 // call that finds it busy (another thread's call, or a call made from inside an
 // item, nested) runs its items on its own thread, in order, instead of waiting.
 //
+// A thread that claimed an item and was then descheduled still stalls the call
+// until the OS runs it again (no scheduler can take an item back from a thread
+// mid-way: the item's writes and the caller's temporaries are shared). So a
+// call takes no more workers than there are cores that other processes are not
+// running on (machine_load: the kernel's count of runnable threads, as libgomp's
+// OMP_DYNAMIC uses the load average): beside two busy processes on two cores a
+// call runs on its caller alone, as a serial loop would, instead of losing a
+// time slice whenever a worker is preempted. OMP_DYNAMIC=false turns that off
+// (every call takes its OMP_NUM_THREADS threads, as OpenMP's rule says).
+//
 // Exceptions thrown by a body (a user function, a UFUNC_DEBUG bounds error) are
 // caught; the one from the lowest item is rethrown on the caller's thread.
 #pragma once
@@ -30,8 +40,15 @@
 #include <condition_variable>
 #include <exception>
 #include <memory>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
+
+#if defined(__linux__)
+#  include <fcntl.h>
+#  include <unistd.h>
+#endif
 
 #include "../../config.hpp"
 
@@ -98,6 +115,73 @@ late_note& late_note_of() {
   return note;
 }
 
+/// How many more threads than a call's own the machine runs now (Linux: the
+/// runnable count of /proc/loadavg, which includes the reading thread; read at
+/// most every 2 ms, so a call costs a clock read). 0 where unknown.
+class machine_load {
+ public:
+  /// Threads a call of `team` may use when `own` of this process's threads
+  /// (the caller and awake workers) are runnable: at most the cores the other
+  /// runnable threads leave, at least 1; `team` when nothing else runs or
+  /// OMP_DYNAMIC is false.
+  static int cap(int team, int own) {
+    if (team <= 1 || !adaptive()) return team;
+    return team_for(team, omp_get_num_procs(), runnable() - own);
+  }
+  /// The rule alone: others (runnable threads not of this process) leave
+  /// procs - others cores.
+  static int team_for(int team, int procs, int others) {
+    if (others <= 0) return team;
+    return std::max(1, std::min(team, procs - others));
+  }
+  /// The runnable field of a /proc/loadavg line ("0.50 0.40 0.30 3/512 1234"): 3; -1 if malformed.
+  static int parse_runnable(const char* line) {
+    const char* p = line;
+    for (int field = 0; field < 3; ++field) {  // skip the three averages
+      while (*p == ' ') ++p;
+      while (*p && *p != ' ') ++p;
+    }
+    while (*p == ' ') ++p;
+    if (*p < '0' || *p > '9') return -1;
+    int r = 0;
+    for (; *p >= '0' && *p <= '9'; ++p) r = r * 10 + (*p - '0');
+    return *p == '/' ? r : -1;
+  }
+
+ private:
+  static bool adaptive() {
+    static const bool on = [] {
+      const char* e = std::getenv("OMP_DYNAMIC");
+      return !(e && (!std::strcmp(e, "false") || !std::strcmp(e, "FALSE") || !std::strcmp(e, "0")));
+    }();
+    return on;
+  }
+  static int runnable() {
+    static std::atomic<std::chrono::steady_clock::rep> read_at{0};
+    static std::atomic<int> value{0};
+    const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+    const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::milliseconds(2)).count();
+    auto last = read_at.load(std::memory_order_relaxed);
+    if (now - last < period || !read_at.compare_exchange_strong(last, now, std::memory_order_relaxed))
+      return value.load(std::memory_order_relaxed);
+    value.store(read_runnable(), std::memory_order_relaxed);
+    return value.load(std::memory_order_relaxed);
+  }
+  static int read_runnable() {
+#if defined(__linux__)
+    static const int fd = ::open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char line[128];
+    const ssize_t got = ::pread(fd, line, sizeof(line) - 1, 0);
+    if (got <= 0) return 0;
+    line[got] = 0;
+    return std::max(0, parse_runnable(line));
+#else
+    return 0;
+#endif
+  }
+};
+
 class thread_pool {
  public:
   /// The process's pool (never destroyed: a call from a static destructor, or
@@ -117,7 +201,9 @@ class thread_pool {
     // Workers this call started: they come a thread start late (hundreds of
     // us on a virtual machine), which says nothing of the next calls.
     const bool fresh = started_ > had;
-    const int helpers = std::min(job->team - 1, started_);
+    // The caller and the workers not asleep are this process's runnable threads.
+    const int own = 1 + started_ - sleepers_.load(std::memory_order_relaxed);
+    const int helpers = std::min(machine_load::cap(job->team, own) - 1, started_);
     job->team = helpers + 1;
     const auto t_start = std::chrono::steady_clock::now();
     bool woke = false;  // a worker was asleep: it comes a wake-up's latency late
