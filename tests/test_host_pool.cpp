@@ -200,6 +200,10 @@ TEST_CASE("host pool: no more threads than the cores other processes leave (mach
   CHECK(machine_load::team_for(16, 2, 1) == 1);
   CHECK(machine_load::team_for(16, 16, 2) == 14);
   CHECK(machine_load::team_for(4, 16, 2) == 4);
+  // A process bound to 4 of 64 CPUs meets its share of the machine's load.
+  CHECK(machine_load::others_on(40, 4, 64) == 3);
+  CHECK(machine_load::others_on(5, 2, 2) == 5);
+  CHECK(machine_load::others_on(0, 4, 64) == 0);
   // Whatever the load, a capped call still runs every item once, item 0 here.
   for (int t : {2, 16}) {
     const threads_scope scope(t);

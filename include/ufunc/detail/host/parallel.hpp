@@ -126,7 +126,14 @@ class machine_load {
   /// OMP_DYNAMIC is false.
   static int cap(int team, int own) {
     if (team <= 1 || !adaptive()) return team;
-    return team_for(team, omp_get_num_procs(), runnable() - own);
+    const int procs = omp_get_num_procs();
+    return team_for(team, procs, others_on(runnable() - own, procs, online()));
+  }
+  /// The runnable count covers every CPU of the machine; a process bound to
+  /// `procs` of its `online` CPUs (a container's cpuset) meets its share.
+  static int others_on(int others, int procs, int online) {
+    if (others <= 0 || online <= procs) return others;
+    return static_cast<int>((static_cast<long long>(others) * procs + online / 2) / online);
   }
   /// The rule alone: others (runnable threads not of this process) leave
   /// procs - others cores.
@@ -166,6 +173,14 @@ class machine_load {
       return value.load(std::memory_order_relaxed);
     value.store(read_runnable(), std::memory_order_relaxed);
     return value.load(std::memory_order_relaxed);
+  }
+  static int online() {
+#if defined(__linux__)
+    static const int n = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+    return n;
+#else
+    return 0;
+#endif
   }
   static int read_runnable() {
 #if defined(__linux__)
