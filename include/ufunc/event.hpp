@@ -117,25 +117,21 @@ using event = basic_event<target::device>;
 /// A host-clock event (for timing `target::host` work in any build).
 using host_event = basic_event<target::host>;
 
-namespace detail {
-template <class Target>
-void check_timed(const basic_event<Target>& e, const char* which) {
-  if (!e.recorded())
-    throw value_error(std::string("ufunc::elapsed_ms: the ") + which + " event was never recorded");
-  if (e.get_flags() == event_flags::disable_timing)
-    throw value_error(std::string("ufunc::elapsed_ms: the ") + which +
-                      " event was created with event_flags::disable_timing");
-}
-}  // namespace detail
-
 /// Milliseconds between two recorded events (`stop` after `start` in device
 /// time); waits for both to complete first. Throws `value_error` for an event that
 /// was never recorded or has timing disabled. Device events have a resolution of
 /// about half a microsecond.
 template <class Target>
 double elapsed_ms(const basic_event<Target>& start, const basic_event<Target>& stop) {
-  detail::check_timed(start, "start");
-  detail::check_timed(stop, "stop");
+  const auto check = [](const basic_event<Target>& e, const char* which) {
+    if (!e.recorded())
+      throw value_error(std::string("ufunc::elapsed_ms: the ") + which + " event was never recorded");
+    if (e.get_flags() == event_flags::disable_timing)
+      throw value_error(std::string("ufunc::elapsed_ms: the ") + which +
+                        " event was created with event_flags::disable_timing");
+  };
+  check(start, "start");
+  check(stop, "stop");
   if constexpr (std::is_same_v<Target, target::host>) {
     return std::chrono::duration<double, std::milli>(stop.time_point() - start.time_point()).count();
   }

@@ -137,27 +137,6 @@ UFUNC_HD T integer_at(std::uint64_t seed, std::uint64_t index, T low, T high) {
 }
 
 namespace detail {
-/// Fills n elements at `out` with draws first, first + 1, ... on Target.
-template <class Target, class T, class Draw>
-void fill_range(T* out, std::uint64_t first, std::uint64_t n, const Draw& d, stream_ref st) {
-  if (n == 0) return;
-  constexpr std::uint64_t K = Draw::per_block;
-  const std::uint64_t blocks = (first + n - 1) / K - first / K + 1;
-  ufunc::parallel_for<Target>(static_cast<std::size_t>(blocks), fill_fn<T, Draw>{out, first, n, d}, st);
-}
-template <class T, class Tg, class Draw>
-void fill_view(array_view<T, Tg> v, std::uint64_t first, const Draw& d, stream_ref st, const char* name) {
-  if (!v.is_contiguous())
-    throw shape_error(std::string(name) + ": the output must be a contiguous (row-major) view, not one of shape " +
-                      v.shape().str() + " with other strides");
-  fill_range<Tg>(v.data(), first, static_cast<std::uint64_t>(v.size()), d, st);
-}
-template <class T, class Target, class Draw>
-array<T, Target> make(const shape& s, const Draw& d, stream_ref st) {
-  array<T, Target> a(s, st);
-  fill_range<Target>(a.data(), 0, static_cast<std::uint64_t>(a.size()), d, st);
-  return a;
-}
 /// Shard i's elements get draws first + (their global row-major index), so a
 /// sharded array holds what one in-memory call of its shape does. On the
 /// library's per-device streams; waits for them.

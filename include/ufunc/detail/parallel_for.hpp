@@ -7,6 +7,7 @@
 
 #include "../config.hpp"
 #include "../launch_config.hpp"
+#include "launch_check.hpp"
 #include "../stream.hpp"
 #include "host/parallel_for.hpp"
 

@@ -12,6 +12,7 @@
 #include "../config.hpp"
 #include "../error.hpp"
 #include "../launch_config.hpp"
+#include "launch_check.hpp"
 #include "../shape.hpp"
 #include "../stream.hpp"
 #include "call.hpp"

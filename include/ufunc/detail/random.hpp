@@ -1,6 +1,7 @@
 // The pieces of ufunc::random (random.hpp): the Philox4x32-10 rounds, cuRAND's
 // conversions of its words into uniform and normal values, the integer map, the
-// draw kinds a fill makes one Philox block's values with, and the argument checks.
+// draw kinds a fill makes one Philox block's values with, the argument checks,
+// and the fills of a range of memory (parallel_for over blocks).
 #pragma once
 
 #include <cmath>
@@ -13,6 +14,11 @@
 #include "../config.hpp"
 #include "../error.hpp"
 #include "element.hpp"
+#include "../array.hpp"
+#include "../array_view.hpp"
+#include "../shape.hpp"
+#include "../stream.hpp"
+#include "parallel_for_call.hpp"
 
 namespace ufunc::random {
 
@@ -228,6 +234,27 @@ template <class T>
 void check_stddev(T stddev, const char* name) {
   const double s = static_cast<double>(static_cast<draw_t<T>>(stddev));
   if (!(s >= 0)) throw value_error(std::string(name) + ": stddev must be >= 0, not " + std::to_string(s));
+}
+/// Fills n elements at `out` with draws first, first + 1, ... on Target.
+template <class Target, class T, class Draw>
+void fill_range(T* out, std::uint64_t first, std::uint64_t n, const Draw& d, stream_ref st) {
+  if (n == 0) return;
+  constexpr std::uint64_t K = Draw::per_block;
+  const std::uint64_t blocks = (first + n - 1) / K - first / K + 1;
+  ufunc::detail::parallel_for_impl<Target>(shape(static_cast<index_t>(blocks)), fill_fn<T, Draw>{out, first, n, d}, st);
+}
+template <class T, class Tg, class Draw>
+void fill_view(array_view<T, Tg> v, std::uint64_t first, const Draw& d, stream_ref st, const char* name) {
+  if (!v.is_contiguous())
+    throw shape_error(std::string(name) + ": the output must be a contiguous (row-major) view, not one of shape " +
+                      v.shape().str() + " with other strides");
+  fill_range<Tg>(v.data(), first, static_cast<std::uint64_t>(v.size()), d, st);
+}
+template <class T, class Target, class Draw>
+array<T, Target> make(const shape& s, const Draw& d, stream_ref st) {
+  array<T, Target> a(s, st);
+  fill_range<Target>(a.data(), 0, static_cast<std::uint64_t>(a.size()), d, st);
+  return a;
 }
 }  // namespace detail
 }  // namespace ufunc::random

@@ -10,6 +10,7 @@
 
 #include "../../error.hpp"
 #include "../../launch_config.hpp"
+#include "../launch_check.hpp"
 #include "../../stream.hpp"
 #include "launch.hpp"
 
