@@ -35,6 +35,16 @@ struct simd_reader {
   At at;
   UFUNC_HOST_INLINE auto operator()(index_t r) const { return at(r); }
 };
+/// A reader of memory alone (no map): its elements may be read in any order.
+template <class At>
+struct plain_reader {
+  At at;
+  UFUNC_HOST_INLINE auto operator()(index_t r) const { return at(r); }
+};
+template <class T>
+inline constexpr bool is_plain_reader = false;
+template <class At>
+inline constexpr bool is_plain_reader<plain_reader<At>> = true;
 template <class T>
 inline constexpr bool is_simd_reader = false;
 template <class At>
@@ -50,6 +60,70 @@ inline constexpr index_t pairwise_leaf = 128;
 /// halves (the first a multiple of 8) reduced recursively. A float sum's rounding
 /// error is then at most about (16 + log2(n / 128)) * eps * sum|x|, NumPy's bound
 /// on the same data, where a serial leaf of 128 would give 128 * eps * sum|x|.
+template <class Acc, class At, class Op>
+Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op);
+
+/// The pairwise sum of a plain read (plain_reader) of arithmetic accumulators,
+/// in lanes: a block of 16 V elements is V lanes (64 bytes of accumulators: 16
+/// floats, 8 doubles) of 16 elements each, summed serially per lane (NumPy's
+/// leaf: 8 partials of 16 elements); blocks combine as a binary counter (level
+/// L holds 2^L blocks: the pairwise tree over blocks, lane by lane), and the V
+/// lanes as a tree at the end. A float sum's error: at most (16 + log2(n / 16V)
+/// + log2 V + 1) eps sum|x|, within NumPy's (16 + log2(n / 128)) + 2, and the
+/// documented (log2 n + 32). Against NumPy's recursion (a tree of 8 partials per
+/// leaf of 128, a call per node): 4 independent vector chains instead of 2, and
+/// no horizontal sum per leaf; one core summed from L2 at the speed of a plain
+/// read (bench/NOTES.md, eleventh session), not at half of it.
+template <class Acc, class At, class Op>
+Acc lane_pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
+  constexpr int V = sizeof(Acc) >= 8 ? 8 : sizeof(Acc) >= 4 ? 16 : 32;
+  constexpr int S = 16;
+  constexpr index_t B = index_t(V) * S;
+  Acc lev[64][V];
+  std::uint64_t full = 0;  // bit L: level L holds the partials of 2^L blocks
+  const auto push = [&](Acc* acc) UFUNC_HOST_INLINE {
+    int L = 0;
+    for (; (full >> L) & 1u; ++L)  // carry: the earlier partial on the left
+      for (int k = 0; k < V; ++k) acc[k] = op(lev[L][k], acc[k]);
+    full = (full & ~((std::uint64_t(1) << L) - 1)) | (std::uint64_t(1) << L);
+    for (int k = 0; k < V; ++k) lev[L][k] = acc[k];
+  };
+  index_t b = lo;
+  for (; b + B <= hi; b += B) {
+    Acc acc[V];
+    for (int k = 0; k < V; ++k) acc[k] = at(b + k);
+    for (int s = 1; s < S; ++s)
+      for (int k = 0; k < V; ++k) acc[k] = op(acc[k], at(b + s * V + k));
+    push(acc);
+  }
+  const index_t tail = hi - b;
+  Acc small{};
+  const bool has_small = tail > 0 && tail < V;
+  if (tail >= V) {  // a last block of fewer rows: each lane still at most S elements
+    Acc acc[V];
+    for (int k = 0; k < V; ++k) acc[k] = at(b + k);
+    index_t s = 1;
+    for (; (s + 1) * V <= tail; ++s)
+      for (int k = 0; k < V; ++k) acc[k] = op(acc[k], at(b + s * V + k));
+    for (index_t k = 0; k < tail - s * V; ++k) acc[k] = op(acc[k], at(b + s * V + k));
+    push(acc);
+  } else if (has_small) {  // fewer than V elements after the blocks: serially
+    small = at(b);
+    for (index_t r = b + 1; r < hi; ++r) small = op(small, at(r));
+  }
+  if (full == 0) return small;
+  Acc acc[V];
+  bool any = false;
+  for (int L = 0; L < 64; ++L) {  // the levels left, from the latest blocks up
+    if (!((full >> L) & 1u)) continue;
+    for (int k = 0; k < V; ++k) acc[k] = any ? op(lev[L][k], acc[k]) : lev[L][k];
+    any = true;
+  }
+  for (int w = V / 2; w >= 1; w /= 2)
+    for (int k = 0; k < w; ++k) acc[k] = op(acc[2 * k], acc[2 * k + 1]);
+  return has_small ? op(acc[0], small) : acc[0];
+}
+
 template <class Acc, class At, class Op>
 Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
   const index_t n = hi - lo;
@@ -76,6 +150,9 @@ Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
     else
       return leaf();
   }
+  if constexpr (is_plain_reader<At> && std::is_arithmetic_v<Acc> &&
+                noexcept(op(std::declval<const Acc&>(), std::declval<const Acc&>())))
+    return lane_pairwise<Acc>(at, lo, hi, op);  // above one leaf: the lanes
   index_t half = n / 2;
   half -= half % 8;
   // The halves in memory order: as op's arguments, GCC evaluates the second
@@ -107,7 +184,7 @@ void with_reader(const Src& src, const typename Src::base_t& b, const Fn& fn) {
       const auto* const p = src.first_pointer() + b.off[0];
       const auto at = [&src, p](index_t r) UFUNC_HOST_INLINE { return src.lift(src.map(p[r]), r); };
       if constexpr (std::is_same_v<std::decay_t<decltype(src.map)>, identity_map>)
-        fn(at);
+        fn(plain_reader<decltype(at)>{at});
       else
         fn(simd_reader<decltype(at)>{at});
       return;
