@@ -6,8 +6,8 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
-#include <vector>
 
 #include "../../config.hpp"
 #include "../../stream.hpp"
@@ -42,9 +42,9 @@ void stable_sort_items(Item* p, index_t n, const Before& before) {
   }
   auto bound = [&](index_t c, index_t parts) { return n / parts * c + std::min(c, n % parts); };
   parallel_n(chunks, [&](index_t c) { std::stable_sort(p + bound(c, chunks), p + bound(c + 1, chunks), before); });
-  std::vector<Item> buf(static_cast<std::size_t>(n));
+  const std::unique_ptr<Item[]> buf(new Item[static_cast<std::size_t>(n)]);  // (not std::vector<bool>)
   Item* from = p;
-  Item* to = buf.data();
+  Item* to = buf.get();
   // Round by round: adjacent runs of `width` chunks merged into one.
   for (index_t width = 1; width < chunks; width *= 2) {
     const index_t pairs = chunks / (2 * width);
