@@ -69,10 +69,12 @@ auto sort(const X& x, stream_ref s) { return ufunc::sort(x, -1, s); }
 
 /// NumPy's `np.argsort(x, axis, kind="stable")`: index_t positions along `axis`
 /// that sort each row as ufunc::sort does (equal keys, -0.0/+0.0 and NaNs keep
-/// their input order). x's shape, on x's target; as sort otherwise.
+/// their input order). x's shape, on x's target; as sort otherwise, except that a
+/// 0-d x is taken as 1-D, as np.argsort does (the result is the 1-D array {0}).
 template <class X>
 auto argsort(const X& x, int axis = -1, stream_ref s = {}) {
-  const auto v = detail::sort_input(x);
+  auto v = detail::sort_input(x);
+  if (v.ndim() == 0) v = decltype(v)(v.data(), shape(1));  // as NumPy: a 0-d x argsorts as 1-D
   return detail::argsort_indices(v, detail::sort_axis("ufunc::argsort", axis, v.shape()), s);
 }
 template <class X>
