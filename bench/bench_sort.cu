@@ -72,7 +72,8 @@ int main() {
   auto out = ufunc::empty<float>(ufunc::shape{n});
   auto pos = ufunc::empty<index_t>(ufunc::shape{n});
   auto pos_out = ufunc::empty<index_t>(ufunc::shape{n});
-  ufunc::parallel_for(n, [p = pos.data()] UFUNC_HD(std::size_t i) { p[i] = static_cast<index_t>(i); });
+  index_t* const pp = pos.data();
+  ufunc::parallel_for(n, [pp] UFUNC_HD(std::size_t i) { pp[i] = static_cast<index_t>(i); });
   ufunc::synchronize();
 
   // ---- 1: one row of 2^28 -------------------------------------------------------------
@@ -133,7 +134,8 @@ int main() {
     const index_t rows = 8192, L = 8192, m = rows * L, k = 16;
     const ufunc::array_view<const float> X(x.data(), ufunc::shape{rows, L});
     auto seg_pos = ufunc::empty<index_t>(ufunc::shape{m});
-    ufunc::parallel_for(m, [p = seg_pos.data(), L] UFUNC_HD(std::size_t i) { p[i] = static_cast<index_t>(i) % L; });
+    index_t* const sp = seg_pos.data();
+    ufunc::parallel_for(m, [sp, L] UFUNC_HD(std::size_t i) { sp[i] = static_cast<index_t>(i) % L; });
     auto begin = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), row_start{L});
     std::size_t bytes = 0;
     CUDA_OK(cub::DeviceSegmentedSort::StableSortPairsDescending(nullptr, bytes, x.data(), out.data(), seg_pos.data(),

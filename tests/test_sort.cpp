@@ -347,9 +347,73 @@ void long_row(std::mt19937_64& g) {
   test::expect_equal(t.indices.to_host(), q);
 }
 
+/// Many rows of one length (the CUDA backend's segmented sorts: small, medium
+/// and large segments take different CUB paths), along axis 1 of (rows, L) and
+/// axis 0 of its transpose: sort, argsort and topk against std::stable_sort.
+template <class Tg, class T>
+void rows_case(std::mt19937_64& g, index_t rows, index_t L) {
+  CAPTURE(test::type_name<T>());
+  CAPTURE(rows);
+  CAPTURE(L);
+  std::vector<T> h(static_cast<std::size_t>(rows * L));
+  for (auto& v : h) v = draw<T>(g);
+  const auto x = upload<Tg>(h, {rows, L});
+  std::vector<index_t> want_i(h.size()), want_t, want_tl;
+  std::vector<T> want_v(h.size());
+  const index_t k = std::min<index_t>(L, 5);
+  for (index_t r = 0; r < rows; ++r) {
+    std::vector<index_t> p(static_cast<std::size_t>(L));
+    for (index_t j = 0; j < L; ++j) p[static_cast<std::size_t>(j)] = j;
+    auto key = [&](index_t j) { return h[static_cast<std::size_t>(r * L + j)]; };
+    std::stable_sort(p.begin(), p.end(), [&](index_t a, index_t b) { return ref_less(key(a), key(b)); });
+    for (index_t j = 0; j < L; ++j) {
+      want_i[static_cast<std::size_t>(r * L + j)] = p[static_cast<std::size_t>(j)];
+      want_v[static_cast<std::size_t>(r * L + j)] = key(p[static_cast<std::size_t>(j)]);
+    }
+    for (index_t j = 0; j < k; ++j) want_tl.push_back(p[static_cast<std::size_t>(j)]);
+    std::stable_sort(p.begin(), p.end(), [&](index_t a, index_t b) { return ref_less(key(b), key(a)); });
+    std::sort(p.begin(), p.end(), [&](index_t a, index_t b) {  // descending, ties: the lower index first
+      return ref_less(key(b), key(a)) || (ref_eq(key(a), key(b)) && a < b);
+    });
+    for (index_t j = 0; j < k; ++j) want_t.push_back(p[static_cast<std::size_t>(j)]);
+  }
+  std::size_t first = 0;
+  CHECK(mismatches(ufunc::sort(x).to_host(), want_v, first) == 0);
+  test::expect_equal(ufunc::argsort(x).to_host(), want_i);
+  test::expect_equal(ufunc::topk(x, k).indices.to_host(), want_t);
+  test::expect_equal(ufunc::topk(x, k, 1, false).indices.to_host(), want_tl);
+  // The transpose along axis 0: the same rows, written back column-wise.
+  const auto xt = x.view().transposed();
+  const auto st = ufunc::sort(xt, 0).to_host();
+  const auto at = ufunc::argsort(xt, ufunc::axis(-2)).to_host();
+  std::size_t bad_v = 0, bad_i = 0;
+  for (index_t r = 0; r < rows; ++r)
+    for (index_t j = 0; j < L; ++j) {
+      const auto o = static_cast<std::size_t>(j * rows + r), w = static_cast<std::size_t>(r * L + j);
+      bad_v += !same(static_cast<T>(st[o]), want_v[w]);
+      bad_i += at[o] != want_i[w];
+    }
+  CHECK(bad_v == 0);
+  CHECK(bad_i == 0);
+}
+
 }  // namespace sort_test
 
 using namespace sort_test;
+
+TEST_CASE("sort: many rows of one length, short to long, floats with NaNs and signed zeros") {
+  std::mt19937_64 g(test::fresh_seed());
+  test::for_each_target([&](auto tg) {
+    using Tg = decltype(tg);
+    for (const auto& rl : {std::pair<index_t, index_t>{300, 20}, {64, 1000}, {5, 4000}, {2, 70001}}) {
+      rows_case<Tg, float>(g, rl.first, rl.second);
+      rows_case<Tg, __half>(g, rl.first, rl.second);
+    }
+    rows_case<Tg, double>(g, 7, 5000);
+    rows_case<Tg, __nv_bfloat16>(g, 40, 300);
+    rows_case<Tg, std::int16_t>(g, 9, 3000);
+  });
+}
 
 TEST_CASE("sort, argsort, topk, unique: every element type, rank 1-3, every axis, strided views, against std references") {
   std::mt19937_64 g(test::fresh_seed());

@@ -9,7 +9,9 @@
 // each row stably (keys, and the row positions 0..L-1 as a payload when indices
 // are wanted); (3) a copy back into the result's layout (none when the axis is
 // already the last one). -0.0 and +0.0 compare equal and keep their order (both
-// backends: CUB's radix sort treats them as equal keys).
+// backends: CUB's radix sort treats them as equal keys). For floating types the
+// key-prep copy is always made, and the backend may overwrite it (cuda/sort.hpp
+// does, over several rows).
 #pragma once
 
 #include <array>
