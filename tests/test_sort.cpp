@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <random>
@@ -448,4 +449,47 @@ TEST_CASE("sort: a bad axis, a 0-d input and a bad k throw typed errors naming t
   CHECK(u.values.shape() == ufunc::shape({1}));
   CHECK(u.counts.to_host() == std::vector<ufunc::index_t>{1});
   CHECK(u.inverse_indices.shape() == ufunc::shape{});
+}
+
+TEST_CASE("sort: a refused call allocates nothing, and an allocation refused midway leaks nothing") {
+  namespace alloc = ufunc::detail::testing;
+  test::for_each_target([&](auto tg) {
+    using Tg = decltype(tg);
+    std::mt19937_64 g(test::fresh_seed());
+    std::vector<float> h(600);
+    for (auto& v : h) v = draw<float>(g);
+    const auto base = upload<Tg>(h, {20, 30});
+    const auto x = base.view().transposed();  // (30, 20), strided: every step of the plan runs
+    // Bad arguments: thrown before the first allocation.
+    const long long a0 = alloc::allocation_attempts();
+    CHECK_THROWS_AS((void)ufunc::sort(x, 2), ufunc::shape_error);
+    CHECK_THROWS_AS((void)ufunc::topk(x, 21), ufunc::value_error);
+    CHECK_THROWS_AS((void)ufunc::topk(x, 3, -3), ufunc::shape_error);
+    CHECK(alloc::allocation_attempts() == a0);
+    const std::vector<std::function<void()>> calls = {
+        [&] { (void)ufunc::sort(x, 0); }, [&] { (void)ufunc::argsort(x, 0); },
+        [&] { (void)ufunc::topk(x, 4, 0, false); }, [&] { (void)ufunc::unique_all(x); }};
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      CAPTURE(c);
+      calls[c]();  // warm what the library caches
+      const long long live0 = alloc::live_allocations(), a = alloc::allocation_attempts();
+      calls[c]();
+      const long long n = alloc::allocation_attempts() - a;
+      CHECK(alloc::live_allocations() == live0);
+      for (long long k = 1; k <= n; ++k) {
+        CAPTURE(k);
+        bool oom = false;
+        alloc::set_allocation_limit(k);
+        try {
+          calls[c]();
+        } catch (const ufunc::out_of_memory&) {
+          oom = true;
+        }
+        alloc::clear_allocation_limit();
+        ufunc::synchronize();
+        CHECK(oom);
+        CHECK(alloc::live_allocations() == live0);
+      }
+    }
+  });
 }

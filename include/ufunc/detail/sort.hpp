@@ -15,7 +15,6 @@
 #pragma once
 
 #include <array>
-#include <numeric>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -82,7 +81,7 @@ inline int sort_axis(const char* name, int a, const shape& s) {
   return a < 0 ? a + nd : a;
 }
 
-/// The permutation that moves `axis` last (the others keep their order), and its inverse.
+/// The permutation that moves `axis` last (the others keep their order).
 inline std::vector<int> axis_last(int nd, int axis) {
   std::vector<int> p;
   for (int d = 0; d < nd; ++d)
@@ -145,8 +144,9 @@ sorted_rows<T, Target> sort_rows(const array_view<const T, Target>& x, int axis,
   return r;
 }
 
-/// An array of x's shape (`out_shape` when given: x's with another extent
-/// along the axis) holding `rows` (contiguous, the axis last) moved back.
+/// `rows` (contiguous, of x's shape with the axis moved last; any extent along
+/// it) moved back into x's axis order: itself when the axis is the last, else a
+/// new row-major array filled through a permuted view.
 template <class Target, class T>
 array<T, Target> axis_back(array<T, Target>&& rows, int nd, int axis, stream_ref s) {
   if (axis == nd - 1) return std::move(rows);
@@ -159,7 +159,7 @@ array<T, Target> axis_back(array<T, Target>&& rows, int nd, int axis, stream_ref
   return out;
 }
 
-/// x sorted (values: want_index false) or argsorted along `axis` (already normalised).
+/// x sorted, or argsorted, along `axis` (already normalised).
 template <class Target, class T>
 array<T, Target> sort_values(const array_view<const T, Target>& x, int axis, stream_ref s) {
   auto r = sort_rows(x, axis, false, false, s);

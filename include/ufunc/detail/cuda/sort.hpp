@@ -148,7 +148,9 @@ struct sort_backend<target::cuda> {
       UFUNC_CUDA_CHECK(cub::DeviceFor::Bulk(n, sort_position{static_cast<index_t*>(pos_tmp->get()), L}, st));
       pos = static_cast<const index_t*>(pos_tmp->get());
     }
-    if (rows == 1 || !element_traits<T>::is_floating) {
+    if constexpr (!element_traits<T>::is_floating) {
+      sort<T>(keys, rows, L, keys_out, pos, idx_out, descending, s);
+    } else if (rows == 1) {
       sort<T>(keys, rows, L, keys_out, pos, idx_out, descending, s);
     } else if (!idx_out) {  // floating keys only, several rows: NaNs as +inf, then back
       T* k = const_cast<T*>(keys);
