@@ -121,26 +121,38 @@ struct sorted_rows {
   index_t rows = 0, L = 0;
 };
 
+/// Step 1: x's keys, contiguous rows with the axis last and NaNs canonical
+/// (`data` points at `prep`, or at x itself for integers and bool already
+/// contiguous with the axis last).
+template <class T, class Target>
+struct row_keys {
+  array<T, Target> prep;
+  const T* data;
+  shape moved;
+  index_t rows, L;
+};
+template <class Target, class T>
+row_keys<T, Target> keys_along(const array_view<const T, Target>& x, int axis, stream_ref s) {
+  const array_view<const T, Target> mv = x.permuted(axis_last(x.ndim(), axis));
+  const index_t n = x.size(), L = x.shape()[axis];
+  const bool copy = n > 0 && (element_traits<T>::is_floating || !mv.is_contiguous());
+  row_keys<T, Target> k{array<T, Target>(copy ? mv.shape() : shape(0), s), mv.data(), mv.shape(), n > 0 ? n / L : 0, L};
+  if (copy) {
+    copy_through<Target>(sort_key_prep<T>{}, k.prep.view(), mv, s);
+    k.data = k.prep.data();
+  }
+  return k;
+}
+
 template <class Target, class T>
 sorted_rows<T, Target> sort_rows(const array_view<const T, Target>& x, int axis, bool want_index, bool descending,
                                  stream_ref s) {
-  const auto perm = axis_last(x.ndim(), axis);
-  const array_view<const T, Target> mv = x.permuted(perm);
-  sorted_rows<T, Target> r{array<T, Target>(mv.shape(), s), array<index_t, Target>(want_index ? mv.shape() : shape(0), s),
-                           mv.shape(), 0, x.shape()[axis]};
-  const index_t n = x.size();
-  if (n == 0) return r;
-  r.rows = n / r.L;
-  // Step 1: the keys, contiguous with NaNs canonical (integers and bool: x
-  // itself when it is already contiguous with the axis last).
-  const T* keys = mv.data();
-  array<T, Target> prep(element_traits<T>::is_floating || !mv.is_contiguous() ? mv.shape() : shape(0), s);
-  if (prep.size() > 0) {
-    copy_through<Target>(sort_key_prep<T>{}, prep.view(), mv, s);
-    keys = prep.data();
-  }
+  auto k = keys_along(x, axis, s);
+  sorted_rows<T, Target> r{array<T, Target>(k.moved, s), array<index_t, Target>(want_index ? k.moved : shape(0), s),
+                           k.moved, k.rows, k.L};
   // Step 2.
-  sort_backend<Target>::run(keys, r.rows, r.L, r.keys.data(), want_index ? r.index.data() : nullptr, descending, s);
+  if (x.size() > 0)
+    sort_backend<Target>::run(k.data, r.rows, r.L, r.keys.data(), want_index ? r.index.data() : nullptr, descending, s);
   return r;
 }
 
@@ -196,12 +208,22 @@ struct topk_rows {
 };
 template <class Target, class T>
 topk_rows<T, Target> topk_along(const array_view<const T, Target>& x, index_t k, int axis, bool largest, stream_ref s) {
-  auto r = sort_rows(x, axis, true, largest, s);
-  shape ks = r.moved;
+  shape ks = x.permuted(axis_last(x.ndim(), axis)).shape();
   ks[ks.size() - 1] = k;
   array<T, Target> v(ks, s);
   array<index_t, Target> i(ks, s);
-  if (v.size() > 0) {
+  const index_t L = x.shape()[axis];
+  bool done = v.size() == 0;
+  if constexpr (sort_backend<Target>::select_below > 0) {
+    // A backend with a selection (the host's partial sort) and a small k: no full sort.
+    if (!done && k <= L / sort_backend<Target>::select_below) {
+      const auto keys = keys_along(x, axis, s);
+      sort_backend<Target>::select(keys.data, keys.rows, L, k, v.data(), i.data(), largest, s);
+      done = true;
+    }
+  }
+  if (!done) {  // the first k of each fully sorted row
+    auto r = sort_rows(x, axis, true, largest, s);
     for_n<Target>(v.size(), first_k<T>{r.keys.data(), v.data(), r.L, k}, s);
     for_n<Target>(i.size(), first_k<index_t>{r.index.data(), i.data(), r.L, k}, s);
   }

@@ -127,6 +127,9 @@ struct sort_backend;
 
 template <>
 struct sort_backend<target::cuda> {
+  /// No selection: topk sorts every row in full (detail/sort.hpp's topk_along).
+  static constexpr index_t select_below = 0;
+
   /// As sort_backend<host>::run. For floating T, `keys` is the caller's
   /// scratch copy (detail/sort.hpp's key prep), which this may overwrite.
   template <class T>

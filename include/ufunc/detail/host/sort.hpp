@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <vector>
 
 #include "../../config.hpp"
 #include "../../stream.hpp"
@@ -89,6 +90,34 @@ struct sort_backend<target::host> {
     };
     if (rows == 1) row(0);  // one long row: the threads share it (stable_sort_items)
     else host::parallel_n(rows, row);
+  }
+
+  /// topk takes select() when k <= L / select_below (0: the backend has none).
+  static constexpr index_t select_below = 8;
+  /// The first k of each row in the stable order (ascending, or descending with
+  /// NaN first; ties: the lower position first) by a partial sort of the
+  /// positions under that total order: O(L log k) a row. Values into vals,
+  /// positions into idx (rows x k each).
+  template <class T>
+  static void select(const T* keys, index_t rows, index_t L, index_t k, T* vals, index_t* idx, bool descending,
+                     stream_ref) {
+    std::vector<std::unique_ptr<index_t[]>> scratch(static_cast<std::size_t>(host::parallel_slots()));
+    for (auto& p : scratch) p.reset(new index_t[static_cast<std::size_t>(L)]);
+    host::parallel_n_slots(rows, [&](index_t r, int slot) {
+      const T* kr = keys + r * L;
+      index_t* p = scratch[static_cast<std::size_t>(slot)].get();
+      std::iota(p, p + L, index_t(0));
+      auto first = [&](index_t a, index_t b) {
+        const bool before = descending ? sort_less(kr[b], kr[a]) : sort_less(kr[a], kr[b]);
+        const bool after = descending ? sort_less(kr[a], kr[b]) : sort_less(kr[b], kr[a]);
+        return before || (!after && a < b);
+      };
+      std::partial_sort(p, p + k, p + L, first);
+      for (index_t j = 0; j < k; ++j) {
+        idx[r * k + j] = p[j];
+        vals[r * k + j] = kr[p[j]];
+      }
+    });
   }
 };
 
