@@ -86,7 +86,7 @@ auto argsort(const X& x, stream_ref s) { return ufunc::argsort(x, -1, s); }
 /// each row along `axis`, sorted (largest first, or smallest first), ties to the
 /// lower index first, NaN the largest value (NumPy's sort order). A topk_result
 /// of x's shape with extent k along the axis. Cost: a full stable sort of every
-/// row (docs/sort.md). Throws shape_error for a bad axis and value_error unless
+/// row on the GPU, a partial sort on the host for small k (docs/sort.md). Throws shape_error for a bad axis and value_error unless
 /// 0 <= k <= the axis' extent, before anything is enqueued; as sort otherwise.
 template <class X>
 auto topk(const X& x, index_t k, int axis = -1, bool largest = true, stream_ref s = {}) {
