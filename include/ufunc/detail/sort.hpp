@@ -7,7 +7,8 @@
 // one canonical quiet NaN (so NaNs sort last, after +inf, and keep their order:
 // a radix sort orders NaNs by their bits, -NaN first); (2) the backend sorts
 // each row stably (keys, and the row positions 0..L-1 as a payload when indices
-// are wanted); (3) a copy back into the result's layout (none when the axis is
+// are wanted; topk with a small k on a backend that has a selection, the
+// host's, selects instead); (3) a copy back into the result's layout (none when the axis is
 // already the last one). -0.0 and +0.0 compare equal and keep their order (both
 // backends: CUB's radix sort treats them as equal keys). For floating types the
 // key-prep copy is always made, and the backend may overwrite it (cuda/sort.hpp
