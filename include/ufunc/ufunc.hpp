@@ -32,3 +32,4 @@
 #include "gufunc.hpp"
 #include "cumulative.hpp"
 #include "search.hpp"
+#include "sort.hpp"

@@ -237,7 +237,38 @@ def numpy_expected(c, blob, ins):
         a = np.copy(x[0])
         np.add.at(a, x[1], x[2])
         return a
+    if cat == "sort":
+        return sort_expected(c, x[0])
     raise RuntimeError("check.py: unknown category " + cat)
+
+
+def sort_expected(c, x):
+    """NumPy's counterpart of a "sort" case (cat_sort.cpp's forms)."""
+    form = c["form"]
+    if form == 0:
+        return np.sort(x, axis=c["axis"], kind="stable")
+    if form == 1:
+        return np.argsort(x, axis=c["axis"], kind="stable")
+    if form == 2:
+        return np.unique(x)
+    if form == 3:
+        return np.unique(x, return_counts=True)[1]
+    if form == 4:
+        return np.unique(x, return_inverse=True)[1].reshape(x.shape)
+    if form == 5:
+        return np.unique(x, return_index=True)[1]
+    # topk: the first k of the stable order, descending for largest (NaN first,
+    # ties lower index first: the reversed stable argsort of the flipped row).
+    ax = np.lib.array_utils.normalize_axis_index(c["axis"], x.ndim)
+    n, k = x.shape[ax], c["k"]
+    if not 0 <= k <= n:
+        raise ValueError("k = %d not in [0, %d]" % (k, n))
+    if c["largest"]:
+        idx = n - 1 - np.flip(np.argsort(np.flip(x, ax), axis=ax, kind="stable"), ax)
+    else:
+        idx = np.argsort(x, axis=ax, kind="stable")
+    idx = np.take(idx, np.arange(k), axis=ax)
+    return np.take_along_axis(x, idx, axis=ax) if form == 6 else idx
 
 
 def shift(r, ax):
@@ -572,7 +603,7 @@ def reproducer(c, ins, got, got_err, want, want_err, problem, prefix, gen):
             i, v.dtype, v.shape, tuple(base.shape),
             "".join(".sliced(%d, %d, %d, %d)" % tuple(s) for s in spec["slices"]),
             ".permuted(%s)" % spec["perm"] if spec["perm"] is not None else "", fmt_small(v)))
-    for k in ("axes", "axis", "form", "method", "keepdims", "chain", "devices", "shards"):
+    for k in ("axes", "axis", "form", "method", "keepdims", "chain", "devices", "shards", "k", "largest"):
         if k in c:
             lines.append("  %s: %s" % (k, c[k]))
     if "_init" in c:

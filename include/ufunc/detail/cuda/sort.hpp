@@ -1,0 +1,226 @@
+// CUDA backend of the sorts (ufunc::sort, argsort, topk, unique): CUB's radix
+// sorts, which are stable and treat -0.0 and +0.0 as equal keys. One row:
+// cub::DeviceRadixSort (SortKeys, or SortPairs with the positions as the
+// payload); several rows: cub::DeviceSegmentedSort's stable sorts, one segment
+// per row. NaNs arrive canonical (detail/sort.hpp), so a radix sort puts them
+// after +inf in input order.
+//
+// DeviceSegmentedSort sorts its small and medium segments with a warp merge
+// sort that compares the keys with `<`, under which a NaN is equivalent to
+// every number (CUB 3.0: agent_sub_warp_merge_sort.cuh, BinaryOpT). So for
+// floating keys over several rows: keys only, the NaNs become +inf for the
+// sort (counted per row first, in place: the caller's key buffer is scratch)
+// and each row's last `count` elements are written back as NaN (the values
+// are exactly the stable order's); with positions, the sort runs on unsigned
+// keys whose order is NumPy's (the float's bits, sign-flipped: -0.0 made +0.0,
+// NaN above +inf) and the sorted values are gathered through the positions.
+//
+// Temporaries (stream-ordered, through the library's memory resource): CUB's
+// own storage (about one more copy of the keys and of the payload), the
+// positions' input, the unsigned keys, and the keys' output when the caller
+// does not want it.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "../../error.hpp"
+#include "../../stream.hpp"
+#include "../element.hpp"
+#include "launch.hpp"
+#include "scratch.hpp"
+
+#if defined(__CUDACC__)
+#  include <cub/device/device_for.cuh>
+#  include <cub/device/device_radix_sort.cuh>
+#  include <cub/device/device_segmented_reduce.cuh>
+#  include <cub/device/device_segmented_sort.cuh>
+#  include <cuda/std/cstring>
+#  include <thrust/iterator/counting_iterator.h>
+#  include <thrust/iterator/transform_iterator.h>
+#endif
+
+namespace ufunc::detail {
+
+#if defined(__CUDACC__)
+/// Row r's first element: r * L (the segments' begin and end offsets).
+struct sort_row_offset {
+  index_t L;
+  __host__ __device__ index_t operator()(index_t r) const { return r * L; }
+};
+/// The payload of the pairs sorts: each element's position in its row.
+struct sort_position {
+  index_t* p;
+  index_t L;
+  __device__ void operator()(index_t i) const { p[i] = i % L; }
+};
+/// 1 for a NaN (the per-row NaN counts).
+template <class T>
+struct sort_is_nan {
+  __host__ __device__ index_t operator()(const T& v) const { return is_nan(v) ? 1 : 0; }
+};
+/// Keys only, several rows: every NaN becomes +inf (in place).
+template <class T>
+struct sort_nan_to_inf {
+  T* k;
+  __device__ void operator()(index_t i) const {
+    if (is_nan(k[i])) k[i] = cuda::std::numeric_limits<T>::infinity();
+  }
+};
+/// ... and the last nan[r] elements of each sorted row r (descending: the
+/// first) become NaN again.
+template <class T>
+struct sort_nan_back {
+  T* k;
+  const index_t* nan;
+  index_t L;
+  bool descending;
+  __device__ void operator()(index_t i) const {
+    const index_t r = i / L, j = i - r * L;
+    if (descending ? j < nan[r] : j >= L - nan[r]) k[i] = cuda::std::numeric_limits<T>::quiet_NaN();
+  }
+};
+/// The unsigned key of a float whose order is NumPy's: -0.0 as +0.0, NaN (one
+/// canonical quiet NaN) above +inf; negative values' bits inverted, positive
+/// values' sign bit set.
+template <class T, class U>
+struct sort_ordered_bits {
+  const T* k;
+  U* out;
+  __device__ void operator()(index_t i) const {
+    T v = k[i];
+    if (is_nan(v)) v = cuda::std::numeric_limits<T>::quiet_NaN();
+    U b;
+    ::cuda::std::memcpy(&b, &v, sizeof(U));
+    constexpr U sign = U(U(1) << (8 * sizeof(U) - 1));
+    if (b == sign) b = 0;  // -0.0: +0.0
+    out[i] = (b & sign) ? U(~b) : U(b | sign);
+  }
+};
+/// The sorted values through the sorted positions: out[i] = k[row start + pos[i]].
+template <class T>
+struct sort_gather {
+  const T* k;
+  const index_t* pos;
+  T* out;
+  index_t L;
+  __device__ void operator()(index_t i) const { out[i] = k[(i / L) * L + pos[i]]; }
+};
+template <std::size_t N>
+struct sort_bits;
+template <>
+struct sort_bits<2> {
+  using type = unsigned short;
+};
+template <>
+struct sort_bits<4> {
+  using type = unsigned int;
+};
+template <>
+struct sort_bits<8> {
+  using type = unsigned long long;
+};
+#endif
+
+template <class Target>
+struct sort_backend;
+
+template <>
+struct sort_backend<target::cuda> {
+  /// No selection: topk sorts every row in full (detail/sort.hpp's topk_along).
+  static constexpr index_t select_below = 0;
+
+  /// As sort_backend<host>::run. For floating T, `keys` is the caller's
+  /// scratch copy (detail/sort.hpp's key prep), which this may overwrite.
+  template <class T>
+  static void run(const T* keys, index_t rows, index_t L, T* keys_out, index_t* idx_out, bool descending,
+                  stream_ref s) {
+#if defined(__CUDACC__)
+    const index_t n = rows * L;
+    if (n == 0) return;
+    const cudaStream_t st = s.get();
+    std::optional<device_temp> keys_tmp;
+    if (!keys_out) {
+      keys_tmp.emplace(static_cast<std::size_t>(n) * sizeof(T), s);
+      keys_out = static_cast<T*>(keys_tmp->get());
+    }
+    std::optional<device_temp> pos_tmp;
+    const index_t* pos = nullptr;
+    if (idx_out) {
+      pos_tmp.emplace(static_cast<std::size_t>(n) * sizeof(index_t), s);
+      UFUNC_CUDA_CHECK(cub::DeviceFor::Bulk(n, sort_position{static_cast<index_t*>(pos_tmp->get()), L}, st));
+      pos = static_cast<const index_t*>(pos_tmp->get());
+    }
+    if constexpr (!element_traits<T>::is_floating) {
+      sort<T>(keys, rows, L, keys_out, pos, idx_out, descending, s);
+    } else if (rows == 1) {
+      sort<T>(keys, rows, L, keys_out, pos, idx_out, descending, s);
+    } else if (!idx_out) {  // floating keys only, several rows: NaNs as +inf, then back
+      T* k = const_cast<T*>(keys);
+      device_temp nan(static_cast<std::size_t>(rows) * sizeof(index_t), s);
+      index_t* cnt = static_cast<index_t*>(nan.get());
+      auto begin = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), sort_row_offset{L});
+      auto flags = thrust::make_transform_iterator(keys, sort_is_nan<T>{});
+      std::size_t bytes = 0;
+      UFUNC_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, bytes, flags, cnt, rows, begin, begin + 1, st));
+      {
+        device_temp t(bytes, s);
+        UFUNC_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(t.get(), bytes, flags, cnt, rows, begin, begin + 1, st));
+      }
+      UFUNC_CUDA_CHECK(cub::DeviceFor::Bulk(n, sort_nan_to_inf<T>{k}, st));
+      sort<T>(keys, rows, L, keys_out, nullptr, nullptr, descending, s);
+      UFUNC_CUDA_CHECK(cub::DeviceFor::Bulk(n, sort_nan_back<T>{keys_out, cnt, L, descending}, st));
+    } else {  // floating keys with positions, several rows: unsigned keys in NumPy's order
+      using U = typename sort_bits<sizeof(T)>::type;
+      device_temp ub(static_cast<std::size_t>(n) * sizeof(U), s);
+      U* u = static_cast<U*>(ub.get());
+      UFUNC_CUDA_CHECK(cub::DeviceFor::Bulk(n, sort_ordered_bits<T, U>{keys, u}, st));
+      sort<U>(u, rows, L, reinterpret_cast<U*>(keys_out), pos, idx_out, descending, s);  // keys_out: scratch here
+      if (!keys_tmp) UFUNC_CUDA_CHECK(cub::DeviceFor::Bulk(n, sort_gather<T>{keys, idx_out, keys_out, L}, st));
+    }
+#else
+    (void)keys, (void)rows, (void)L, (void)keys_out, (void)idx_out, (void)descending, (void)s;
+    cuda_launch::require_nvcc<T>();
+#endif
+  }
+
+ private:
+#if defined(__CUDACC__)
+  /// One CUB sort of `rows` rows of L keys (K: bool, integers, floats without NaN
+  /// on several rows, or the unsigned keys), with the positions `pos` as the
+  /// payload into idx_out when pos is not null.
+  template <class K>
+  static void sort(const K* keys, index_t rows, index_t L, K* keys_out, const index_t* pos, index_t* idx_out,
+                   bool descending, stream_ref s) {
+    const index_t n = rows * L;
+    const cudaStream_t st = s.get();
+    constexpr int bits = static_cast<int>(sizeof(K) * 8);
+    auto begin = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), sort_row_offset{L});
+    auto end = begin + 1;
+    auto go = [&](void* temp, std::size_t& bytes) -> cudaError_t {
+      if (!pos) {
+        if (rows == 1)
+          return descending ? cub::DeviceRadixSort::SortKeysDescending(temp, bytes, keys, keys_out, n, 0, bits, st)
+                            : cub::DeviceRadixSort::SortKeys(temp, bytes, keys, keys_out, n, 0, bits, st);
+        return descending ? cub::DeviceSegmentedSort::StableSortKeysDescending(temp, bytes, keys, keys_out, n, rows,
+                                                                                begin, end, st)
+                          : cub::DeviceSegmentedSort::StableSortKeys(temp, bytes, keys, keys_out, n, rows, begin, end, st);
+      }
+      if (rows == 1)
+        return descending ? cub::DeviceRadixSort::SortPairsDescending(temp, bytes, keys, keys_out, pos, idx_out, n, 0,
+                                                                      bits, st)
+                          : cub::DeviceRadixSort::SortPairs(temp, bytes, keys, keys_out, pos, idx_out, n, 0, bits, st);
+      return descending ? cub::DeviceSegmentedSort::StableSortPairsDescending(temp, bytes, keys, keys_out, pos, idx_out,
+                                                                               n, rows, begin, end, st)
+                        : cub::DeviceSegmentedSort::StableSortPairs(temp, bytes, keys, keys_out, pos, idx_out, n, rows,
+                                                                     begin, end, st);
+    };
+    std::size_t bytes = 0;
+    UFUNC_CUDA_CHECK(go(nullptr, bytes));
+    device_temp t(bytes, s);
+    UFUNC_CUDA_CHECK(go(t.get(), bytes));
+  }
+#endif
+};
+
+}  // namespace ufunc::detail
