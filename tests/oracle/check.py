@@ -234,6 +234,8 @@ def numpy_expected(c, blob, ins):
             return np.asarray(np.cumsum(x[0]))
         if form == 4:
             return np.asarray(np.searchsorted(x[0], x[1], side=c["side"]))
+        if form == 6:
+            return np.asarray(BINARY[c["ufunc"]].reduceat(x[0], x[1], axis=c["axis"]))
         a = np.copy(x[0])
         np.add.at(a, x[1], x[2])
         return a
@@ -330,7 +332,7 @@ def float_reduction(c):
                                                               "reduce_plus_init", "lazy_sum"))
             or (c["cat"] == "methods" and c["method"] != "outer" and c["op"] != "maximum")
             or c["cat"] == "matmul" or (c["cat"] == "lazy" and c["form"] == 3)
-            or (c["cat"] == "primitives" and c["form"] != 4))
+            or (c["cat"] == "primitives" and c["form"] not in (4, 6)))  # reduceat: the same order on any thread count
 
 
 def tolerance(c, ins, want):
@@ -422,6 +424,16 @@ def tolerance(c, ins, want):
         form = c["form"]
         if form == 4:
             return None  # indices: exactly
+        if form == 6:  # each output a reduction of at most n (the axis' length) elements, in any order
+            f = BINARY[c["ufunc"]]
+            if f in (np.maximum, np.minimum):
+                return None  # picks an element: exactly
+            v, idx = x[0], ins[1][1]
+            ax = c["axis"]
+            n = v.shape[ax]
+            ref = f.reduceat(v, idx, axis=ax)
+            scale = np.add.reduceat(np.abs(v), idx, axis=ax) if f is np.add else np.abs(ref)
+            return ref, (n + 2) * 2 * eps * scale
         if form == 5:  # the sums at each index, in any order
             a, idx, b = x[0], ins[1][1], x[2]  # (x is float64; the indices as given)
             ref, scale, cnt = np.copy(a), np.abs(a), np.zeros(a.shape)
