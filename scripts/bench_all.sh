@@ -3,7 +3,8 @@
 #   usage: scripts/bench_all.sh [--quick] [outdir]       (from anywhere)
 # Full mode (a GPU machine): builds the CUDA benchmark targets (bench_sweep,
 #   bench_core, bench_reduce, bench_linalg, bench_lazy, bench_pairwise, bench_stream, bench_half,
-#   bench_tensor_core, bench_random, bench_gufunc, bench_sort), runs the sweep
+#   bench_tensor_core, bench_random, bench_gufunc, bench_sort,
+#   bench_reduceat), runs the sweep
 #   (sweep.csv), the peers (peers.csv: NumPy, CuPy, PyTorch, Numba; a missing one
 #   is skipped with a message), the four benchmark programs (their logs, and
 #   targets.csv: every performance target with its measured value), then
@@ -41,7 +42,7 @@ if [ $quick = 1 ]; then
 else
   BUILD=${BUILD:-build-bench-cuda}
   backend=cuda
-  programs="bench_core bench_reduce bench_linalg bench_lazy bench_pairwise bench_stream bench_half bench_tensor_core bench_random bench_gufunc bench_sort"
+  programs="bench_core bench_reduce bench_linalg bench_lazy bench_pairwise bench_stream bench_half bench_tensor_core bench_random bench_gufunc bench_sort bench_reduceat"
 fi
 
 if want build; then

@@ -25,6 +25,7 @@
 #include "detail/staged_out.hpp"
 #include "detail/stream.hpp"
 #include "detail/trace.hpp"
+#include "detail/reduceat.hpp"  // f.reduceat's checks and engines (detail::)
 #include "detail/ufunc_at.hpp"  // f.at's device side (detail::)
 #include "error.hpp"
 #include "expression.hpp"
@@ -155,6 +156,27 @@ class vectorized {
       }
     }
     return e;
+  }
+  /// NumPy's `ufunc.reduceat`: along `axis` (default 0, negative counts from
+  /// the end), output i reduces x[indices[i]:indices[i+1]] with f when
+  /// indices[i] < indices[i+1], else holds x[indices[i]]; the last reduces to
+  /// the axis' end. `indices`: a 1-D integer array or view in the ufunc's target
+  /// memory, each in [0, n) (else shape_error, NumPy's IndexError, before
+  /// anything runs). A new array of x's shape with the axis' extent the number
+  /// of indices, of f.reduce's type, enqueued on the stream. f must be
+  /// associative (host: pairwise order, as f.reduce; CUDA: CUB's segmented
+  /// reduction, f also commutative).
+  template <class X, class I>
+  auto reduceat(const X& x, const I& indices, ufunc::axis a = ufunc::axis(0), stream_ref s = {}) const {
+    static_assert(!detail::is_expression_v<X>, "f.reduceat: the ufunc methods are eager; evaluate the expression first");
+    if constexpr (detail::is_foreign_v<X> || detail::is_foreign_v<I>)
+      return reduceat(detail::adapt(x), detail::adapt(indices), a, s);
+    else
+      return detail::reduceat_call<Target>(f_, name_, x, indices, a.value, s);
+  }
+  template <class X, class I>
+  auto reduceat(const X& x, const I& indices, stream_ref s) const {
+    return reduceat(x, indices, ufunc::axis(0), s);
   }
   /// NumPy's `ufunc.at` (unbuffered, in place): for each k, a[indices[k]] =
   /// f(a[indices[k]], b[k]), so repeated indices accumulate (`np.add.at`). `a` a

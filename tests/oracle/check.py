@@ -234,11 +234,21 @@ def numpy_expected(c, blob, ins):
             return np.asarray(np.cumsum(x[0]))
         if form == 4:
             return np.asarray(np.searchsorted(x[0], x[1], side=c["side"]))
+        if form == 6:
+            return np.asarray(BINARY[c["ufunc"]].reduceat(x[0], x[1], axis=c["axis"]))
         a = np.copy(x[0])
         np.add.at(a, x[1], x[2])
         return a
     if cat == "sort":
         return sort_expected(c, x[0])
+    if cat == "complex":
+        form = c["form"]
+        if form == 0:
+            return np.asarray(x[0] * np.conj(x[1]))
+        if form == 1:
+            return np.asarray(np.abs(x[0]))
+        f = {2: np.sum, 3: np.prod, 4: np.mean}[form]
+        return np.asarray(f(x[0], axis=c.get("axis")))
     raise RuntimeError("check.py: unknown category " + cat)
 
 
@@ -361,7 +371,7 @@ def float_reduction(c):
                                                               "reduce_plus_init", "lazy_sum"))
             or (c["cat"] == "methods" and c["method"] != "outer" and c["op"] != "maximum")
             or c["cat"] == "matmul" or (c["cat"] == "lazy" and c["form"] == 3)
-            or (c["cat"] == "primitives" and c["form"] != 4))
+            or (c["cat"] == "primitives" and c["form"] not in (4, 6)))  # reduceat: the same order on any thread count
 
 
 def tolerance(c, ins, want):
@@ -453,6 +463,16 @@ def tolerance(c, ins, want):
         form = c["form"]
         if form == 4:
             return None  # indices: exactly
+        if form == 6:  # each output a reduction of at most n (the axis' length) elements, in any order
+            f = BINARY[c["ufunc"]]
+            if f in (np.maximum, np.minimum):
+                return None  # picks an element: exactly
+            v, idx = x[0], ins[1][1]
+            ax = c["axis"]
+            n = v.shape[ax]
+            ref = f.reduceat(v, idx, axis=ax)
+            scale = np.add.reduceat(np.abs(v), idx, axis=ax) if f is np.add else np.abs(ref)
+            return ref, (n + 2) * 2 * eps * scale
         if form == 5:  # the sums at each index, in any order
             a, idx, b = x[0], ins[1][1], x[2]  # (x is float64; the indices as given)
             ref, scale, cnt = np.copy(a), np.abs(a), np.zeros(a.shape)
@@ -504,8 +524,56 @@ def tolerance(c, ins, want):
     return None
 
 
+def complex_tolerance(c, ins, want):
+    """(complex128 reference, bound on each part) of a complex case's result:
+    x * conj(y) within 4 eps |x| |y|, |x| within 2 eps |x|, a sum of n terms within
+    (log2 n + 32) eps sum|part| per part (docs/reductions.md), a product within
+    (n + 2) 4 eps prod|x|, a mean the sum's bound / n plus eps |mean|."""
+    eps = float(np.finfo(want.real.dtype).eps)
+    x = [v.astype(np.complex128) for _, v in ins]
+    form, ax = c["form"], c.get("axis")
+    if form == 0:
+        ref = x[0] * np.conj(x[1])
+        b = 4 * eps * np.abs(x[0]) * np.abs(x[1])
+        return ref, b, b
+    if form == 1:
+        ref = np.abs(x[0])
+        return ref, 2 * eps * ref, None
+    n = x[0].size // max(want.size, 1) if want.size else 0
+    lg = math.log2(max(n, 2)) + 32
+    if form == 3:
+        ref = np.prod(x[0], axis=ax)
+        b = (n + 2) * 4 * eps * np.prod(np.abs(x[0]), axis=ax)
+        return ref, b, b
+    ref = np.sum(x[0], axis=ax)
+    bre = lg * eps * np.sum(np.abs(x[0].real), axis=ax)
+    bim = lg * eps * np.sum(np.abs(x[0].imag), axis=ax)
+    if form == 4:  # (an empty mean: NaN, as NumPy's)
+        m = np.mean(x[0], axis=ax)
+        return m, bre / max(n, 1) + eps * np.abs(m), bim / max(n, 1) + eps * np.abs(m)
+    return ref, bre, bim
+
+
+def complex_match(c, ins, got, want):
+    """values_match for the complex category: each part within its bound."""
+    ref, bre, bim = complex_tolerance(c, ins, want)
+    g = got.astype(np.complex128) if np.iscomplexobj(got) else got.astype(np.float64)
+    parts = [(g.real, np.real(ref), bre)] + ([(g.imag, np.imag(ref), bim)] if bim is not None else [])
+    for gp, rp, b in parts:
+        rp, b = np.broadcast_to(rp, gp.shape), np.broadcast_to(b, gp.shape)
+        # A non-finite reference (an empty mean's NaN): the same class.
+        ok = np.where(np.isfinite(rp), np.abs(gp - rp) <= b + np.finfo(np.float64).tiny,
+                      (np.isnan(gp) & np.isnan(rp)) | (gp == rp))
+        if not np.all(ok):
+            i = np.unravel_index(int(np.argmin(ok.reshape(-1))), ok.shape) if ok.ndim else ()
+            return "outside the bound at %s: ufunc %r, reference %r" % (i, got[i], np.asarray(ref)[i])
+    return None
+
+
 def values_match(c, ins, got, want):
     """None when got matches want (already of one shape), else a short reason."""
+    if c["cat"] == "complex":
+        return complex_match(c, ins, got, want)
     if not is_float(want.dtype) or not is_float(got.dtype):
         return None if np.array_equal(got, want) else "values differ"
     tol = tolerance(c, ins, want)

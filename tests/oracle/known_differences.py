@@ -48,6 +48,14 @@ def _accumulate_0d(ctx):
             and ctx.ins[0][1].ndim == 0)
 
 
+def _reduceat_0d(ctx):
+    """f.reduceat of a 0-d array: both refuse it, ufunc with shape_error (no
+    axis), NumPy with TypeError ("cannot reduceat on a scalar")."""
+    return (ctx.cat == "primitives" and ctx.case.get("form") == 6 and ctx.got_err is not None
+            and ctx.got_err["type"] == "shape_error" and isinstance(ctx.want_err, TypeError)
+            and ctx.ins[0][1].ndim == 0)
+
+
 def _hypot_single(ctx):
     """f.reduce of the hypot lambda over an axis of length 1 (a 0-d array counts
     as one: NumPy reduces it as a length-1 axis 0): with no identity the one
@@ -70,5 +78,7 @@ KNOWN = [
          reason="without an identity a length-1 reduction is the element itself; NumPy's hypot "
                 "combines it with its identity 0 (abs)"),
     dict(name="accumulate-0d-error-class", tag="deliberate", applies=_accumulate_0d,
+         reason="a 0-d array has no axis: ufunc's shape errors are shape_error; NumPy says TypeError"),
+    dict(name="reduceat-0d-error-class", tag="deliberate", applies=_reduceat_0d,
          reason="a 0-d array has no axis: ufunc's shape errors are shape_error; NumPy says TypeError"),
 ]

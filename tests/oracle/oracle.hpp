@@ -30,6 +30,7 @@ using rng_t = std::mt19937_64;
 template <class T>
 const char* dtype_name() {
   if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (ufunc::detail::is_complex_v<T>) return sizeof(T) == 8 ? "complex64" : "complex128";
   else if constexpr (std::is_floating_point_v<T>) return sizeof(T) == 4 ? "float32" : "float64";
   else if constexpr (std::is_signed_v<T>)
     return sizeof(T) == 1 ? "int8" : sizeof(T) == 2 ? "int16" : sizeof(T) == 4 ? "int32" : "int64";
@@ -74,6 +75,15 @@ template <class T>
 T random_value(rng_t& g, values how, bool specials) {
   if constexpr (std::is_same_v<T, bool>) {
     return chance(g, 0.5);
+  } else if constexpr (ufunc::detail::is_complex_v<T>) {  // parts as the part type's (near_one: modulus near 1)
+    using P = typename T::value_type;
+    if (how == values::near_one) {
+      const double r = std::uniform_real_distribution<double>(0.9, 1.1)(g);
+      const double a = std::uniform_real_distribution<double>(-3.14159, 3.14159)(g);
+      return T(static_cast<P>(r * std::cos(a)), static_cast<P>(r * std::sin(a)));
+    }
+    const P re = random_value<P>(g, how, specials);
+    return T(re, random_value<P>(g, how, specials));
   } else if constexpr (std::is_floating_point_v<T>) {
     if (specials && chance(g, 0.05)) {
       const T s[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),

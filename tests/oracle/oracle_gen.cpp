@@ -24,6 +24,7 @@ void category_sharded(rng_t&, writer&, record&);
 void category_gufunc(rng_t&, writer&, record&);
 void category_primitives(rng_t&, writer&, record&);
 void category_sort(rng_t&, writer&, record&);
+void category_complex(rng_t&, writer&, record&);
 }  // namespace oracle
 
 int main(int argc, char** argv) {
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
       {"sliced_extreme", category_sliced_extreme}, {"lazy", category_lazy},
       {"pairwise", category_pairwise}, {"sharded", category_sharded},
       {"gufunc", category_gufunc},     {"primitives", category_primitives},
-      {"sort", category_sort}};
+      {"sort", category_sort},         {"complex", category_complex}};
   std::string cat, out;
   unsigned long long seed = 1;
   long long cases = 100, first = 0;
@@ -58,7 +59,7 @@ int main(int argc, char** argv) {
   }
   const auto it = cats.find(cat);
   if (it == cats.end() || out.empty()) {
-    std::cerr << "usage: ufunc_oracle_gen --category {binary|reduce|methods|matmul|transpose|sliced|sliced_extreme|lazy|pairwise|sharded|gufunc|primitives|sort|list}"
+    std::cerr << "usage: ufunc_oracle_gen --category {binary|reduce|methods|matmul|transpose|sliced|sliced_extreme|lazy|pairwise|sharded|gufunc|primitives|sort|complex|list}"
                  " --seed S --cases N [--first I] --out PREFIX\n";
     return 2;
   }

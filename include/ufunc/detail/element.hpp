@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <cuda/std/__fwd/complex.h>  // cuda::std::complex declared (the full <cuda/std/complex> costs ~1 s per file)
 #include <cuda/std/limits>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -53,6 +54,11 @@ inline constexpr bool is_float_kind_v = std::is_floating_point_v<T> || is_half_v
 /// bool, integers and the floating kinds.
 template <class T>
 inline constexpr bool is_numeric_v = std::is_arithmetic_v<T> || is_half_v<T>;
+/// libcu++'s complex numbers of float and double (NumPy's complex64 and complex128).
+template <class T>
+inline constexpr bool is_complex_v = false;
+template <class P>
+inline constexpr bool is_complex_v<cuda::std::complex<P>> = std::is_same_v<P, float> || std::is_same_v<P, double>;
 
 /// The facts about element type T (defaults: C++'s own for arithmetic types).
 template <class T>
@@ -66,13 +72,17 @@ struct element_traits {
   /// two or exceeds 16 bytes: such elements are moved one by one).
   static constexpr int vec_width = (is_pow2(bytes) && bytes <= 16) ? static_cast<int>(16 / bytes) : 1;
   /// The accumulator (and result) of `mean`: floating input in its own type, at
-  /// least float (so __half and __nv_bfloat16 in float); integers and bool in double.
-  using mean_acc = std::conditional_t<is_floating, std::conditional_t<(sizeof(T) < sizeof(float)), float, T>, double>;
+  /// least float (so __half and __nv_bfloat16 in float); complex in its own type
+  /// (NumPy's complex64 mean is complex64); integers and bool in double.
+  using mean_acc = std::conditional_t<
+      is_complex_v<T>, T,
+      std::conditional_t<is_floating, std::conditional_t<(sizeof(T) < sizeof(float)), float, T>, double>>;
   /// The accumulator and result of sums and products (NumPy's add/multiply
   /// reduce): bool and integers narrower than 64 bits widen to int64 (signed and
   /// bool) or uint64 (unsigned); __half and __nv_bfloat16 accumulate in float
   /// (the result is a float; write it into a 16-bit `out` to round it once);
-  /// void for every other type (the op's own result).
+  /// void for every other type (the op's own result: float, double and complex
+  /// keep their type, as NumPy's).
   using sum_acc = std::conditional_t<
       is_half_v<T>, float,
       std::conditional_t<std::is_integral_v<T> && (sizeof(T) < 8),
@@ -120,6 +130,7 @@ constexpr const char* element_name() {
   else if constexpr (std::is_same_v<T, __half>) return "float16";
   else if constexpr (std::is_same_v<T, __nv_bfloat16>) return "bfloat16";
   else if constexpr (std::is_floating_point_v<T>) return sizeof(T) == 4 ? "float32" : sizeof(T) == 8 ? "float64" : "float";
+  else if constexpr (is_complex_v<T>) return sizeof(T) == 8 ? "complex64" : "complex128";
   else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
     return sizeof(T) == 1 ? "int8" : sizeof(T) == 2 ? "int16" : sizeof(T) == 4 ? "int32" : "int64";
   else if constexpr (std::is_integral_v<T>)

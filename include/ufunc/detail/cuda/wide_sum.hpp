@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "../../ops.hpp"
+#include "../element.hpp"  // cuda::std::complex declared
 #include "../reduce_job.hpp"
 #include "../reduce_source.hpp"
 
@@ -76,7 +77,23 @@ struct wide_sum<double, plus> {
   static UFUNC_HD double narrow(const comp_double& v) { return v.s + v.c; }
 };
 
-/// The job's accumulator and op widen (a float or double `plus`).
+/// complex<float> (complex64) sums: carried by a complex<double>, each part as a
+/// float sum is. complex<double> does not widen (no compensated complex pair):
+/// its error grows with each thread's serial run, d 2^-53 sum|part| for a run
+/// of d. (A partial specialization: cuda::std::complex is only declared here,
+/// and the members are instantiated where a complex sum is, with the type complete.)
+template <class P>
+struct wide_sum<cuda::std::complex<P>, plus> {
+  static constexpr bool value = std::is_same_v<P, float>;
+  using type = cuda::std::complex<double>;
+  using op = plus;
+  static UFUNC_HD type widen(const cuda::std::complex<P>& v) { return type(v.real(), v.imag()); }
+  static UFUNC_HD cuda::std::complex<P> narrow(const type& v) {
+    return cuda::std::complex<P>(static_cast<P>(v.real()), static_cast<P>(v.imag()));
+  }
+};
+
+/// The job's accumulator and op widen (a float or double `plus`, or a complex<float> one).
 template <class Job>
 struct job_widens : std::false_type {};
 template <bool HasInit, class Src, class Acc, class Op, class Fin, std::size_t NIN>
