@@ -75,7 +75,7 @@ Acc pairwise(const At& at, index_t lo, index_t hi, const Op& op);
 /// no horizontal sum per leaf; one core summed from L2 at the speed of a plain
 /// read (bench/NOTES.md, eleventh session), not at half of it.
 template <class Acc, class At, class Op>
-Acc lane_pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
+UFUNC_HOST_LOOP_ATTR Acc lane_pairwise(const At& at, index_t lo, index_t hi, const Op& op) {
   constexpr int V = sizeof(Acc) >= 8 ? 8 : sizeof(Acc) >= 4 ? 16 : 32;
   constexpr int S = 16;
   constexpr index_t B = index_t(V) * S;

@@ -88,22 +88,49 @@ inline std::atomic<int>& simd_isa_in_use() noexcept {
   return isa;
 }
 
-#if UFUNC_HOST_DISPATCH
+// The host loops' functions are compiled as at -O3 in any optimised build (GCC,
+// `optimize("O3")`; -O0 builds are left as they are): at -O2 GCC vectorises only
+// with its "very cheap" cost model (GCC 12: no loop whose trip count is unknown,
+// which is every loop here) and runs neither loop unswitching nor peeling, so a
+// user's -O2 build (CMake's RelWithDebInfo, most distributions' flags) ran the
+// host loops scalar: on the 2-core VM a 2^20 gaussian_pdf took 10.5 ms against 1.5
+// at -O3, a lazy expression of 2^20 19.7 ms against 1.5, and a float sum read at
+// half the speed (bench/NOTES.md, eleventh session). -f options given on the
+// command line (-fno-strict-aliasing, -fwrapv) still apply to these functions.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && defined(__OPTIMIZE__)
+#  define UFUNC_HOST_O3 , "O3"
+#  define UFUNC_HOST_LOOP_ATTR __attribute__((optimize("O3")))
+#else
+#  define UFUNC_HOST_O3
+#  define UFUNC_HOST_LOOP_ATTR
+#endif
+
+/// body() under the translation unit's own target, vectorised as at -O3.
 template <class Body>
-__attribute__((target("avx2"), optimize("fp-contract=off"))) auto simd_run_avx2(const Body& body) {
+UFUNC_HOST_LOOP_ATTR auto simd_run_native(const Body& body) {
   return body();
 }
 template <class Body>
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), optimize("fp-contract=off"))) auto simd_run_avx512(
+UFUNC_HOST_LOOP_ATTR void simd_run_fused_native(const Body& body) {
+  body(std::integral_constant<int, native_vector_bytes>{});
+}
+
+#if UFUNC_HOST_DISPATCH
+template <class Body>
+__attribute__((target("avx2"), optimize("fp-contract=off" UFUNC_HOST_O3))) auto simd_run_avx2(const Body& body) {
+  return body();
+}
+template <class Body>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), optimize("fp-contract=off" UFUNC_HOST_O3))) auto simd_run_avx512(
     const Body& body) {
   return body();
 }
 template <class Body>
-__attribute__((target("avx2,fma"))) void simd_run_fused_avx2(const Body& body) {
+UFUNC_HOST_LOOP_ATTR __attribute__((target("avx2,fma"))) void simd_run_fused_avx2(const Body& body) {
   body(std::integral_constant<int, 32>{});
 }
 template <class Body>
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))) void simd_run_fused_avx512(const Body& body) {
+UFUNC_HOST_LOOP_ATTR __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))) void simd_run_fused_avx512(const Body& body) {
   body(std::integral_constant<int, 64>{});
 }
 #endif
@@ -119,7 +146,7 @@ auto simd_run(const Body& body) {
     case simd_isa::baseline: break;
   }
 #endif
-  return body();
+  return simd_run_native(body);
 }
 
 /// Runs body(width) compiled for the set in use, width a std::integral_constant:
@@ -135,7 +162,7 @@ void simd_run_fused(const Body& body) {
     case simd_isa::baseline: break;
   }
 #endif
-  body(std::integral_constant<int, native_vector_bytes>{});
+  simd_run_fused_native(body);
 }
 
 }  // namespace ufunc::detail::host
