@@ -85,7 +85,9 @@ struct wide_sum<double, plus> {
 template <class P>
 struct wide_sum<cuda::std::complex<P>, plus> {
   static constexpr bool value = std::is_same_v<P, float>;
-  using type = cuda::std::complex<double>;
+  // Spelled through P: a dependent type, checked only where a complex sum
+  // instantiates it (nvcc's front end rejects an incomplete non-dependent one).
+  using type = cuda::std::complex<std::conditional_t<std::is_same_v<P, float>, double, P>>;
   using op = plus;
   static UFUNC_HD type widen(const cuda::std::complex<P>& v) { return type(v.real(), v.imag()); }
   static UFUNC_HD cuda::std::complex<P> narrow(const type& v) {
