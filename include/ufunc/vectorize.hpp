@@ -162,10 +162,11 @@ class vectorized {
   /// indices[i] < indices[i+1], else holds x[indices[i]]; the last reduces to
   /// the axis' end. `indices`: a 1-D integer array or view in the ufunc's target
   /// memory, each in [0, n) (else shape_error, NumPy's IndexError, before
-  /// anything runs). A new array of x's shape with the axis' extent the number
-  /// of indices, of f.reduce's type, enqueued on the stream. f must be
-  /// associative (host: pairwise order, as f.reduce; CUDA: CUB's segmented
-  /// reduction, f also commutative).
+  /// anything is written). A new array of x's shape with the axis' extent the
+  /// number of indices, of f.reduce's type, enqueued on the stream (the CUDA
+  /// target first waits for its check of the indices). f must be associative
+  /// (host: pairwise order, as f.reduce; CUDA: CUB's segmented reduction, f
+  /// also commutative). docs/reductions.md states the float error bounds.
   template <class X, class I>
   auto reduceat(const X& x, const I& indices, ufunc::axis a = ufunc::axis(0), stream_ref s = {}) const {
     static_assert(!detail::is_expression_v<X>, "f.reduceat: the ufunc methods are eager; evaluate the expression first");
