@@ -13,6 +13,7 @@
 #include "launch.hpp"
 #include "memory.hpp"
 #include "scratch.hpp"
+#include "wide_sum.hpp"
 
 #if defined(__CUDACC__)
 #  include <cub/device/device_reduce.cuh>
@@ -77,6 +78,18 @@ struct reduceat_store {
   __host__ __device__ void operator()(index_t s, const Acc& v) const { out[where(s)] = v; }
   __host__ __device__ void operator()(index_t s, const maybe<Acc>& v) const { out[where(s)] = v.v; }
 };
+/// A widened sum's result (wide_sum: float in double, double in a compensated
+/// pair) narrowed once and stored as reduceat_store does.
+template <class Acc, class WS, class G, bool Rows>
+struct reduceat_store_wide {
+  reduceat_store<Acc, G, Rows> st;
+  __host__ __device__ void operator()(index_t s, const typename WS::type& v) const { st(s, WS::narrow(v)); }
+};
+template <class WS>
+struct reduceat_widen {
+  template <class T>
+  __host__ __device__ typename WS::type operator()(const T& v) const { return WS::widen(v); }
+};
 template <class Acc>
 struct reduceat_cast {
   template <class T>
@@ -120,8 +133,10 @@ struct reduceat_backend<target::cuda> {
 
   /// As reduceat_backend<host>::run (G is a reduceat_geometry): K m segments
   /// of CUB's DeviceSegmentedReduce, starting from the op's identity where it
-  /// has one (a float sum's error then as CUB's block reduction orders it:
-  /// each thread's serial part plus a tree), else from an empty `maybe`.
+  /// has one, else from an empty `maybe`. Float and double sums (and complex64)
+  /// are carried wide (wide_sum.hpp: float in double, double in a compensated
+  /// pair) and narrowed once, as the other GPU sums: each thread's serial part
+  /// then costs no float rounding.
   /// `rows`: plain pointers in and out (CUB's vector loads).
   template <class Acc, class Op, class G>
   static void run(const acc_op<Acc, Op>& op, const G& g, index_t K, bool rows, Acc* out, stream_ref s) {
@@ -135,7 +150,13 @@ struct reduceat_backend<target::cuda> {
     // the `maybe` as its accumulator, not the result's element type).
     auto call = [&](auto in, auto dst) {
       auto go = [&](void* temp, std::size_t& bytes) {
-        if constexpr (has_identity<Op, Acc>::value) {
+        if constexpr (wide_sum<Acc, Op>::value) {  // carried wide, narrowed once (as the other sums)
+          using WS = wide_sum<Acc, Op>;
+          using W = typename WS::type;
+          auto win = thrust::make_transform_iterator(in, reduceat_widen<WS>{});
+          return cub::DeviceSegmentedReduce::Reduce(temp, bytes, win, dst, segs, begins, ends, typename WS::op{},
+                                                    WS::op::template identity<W>(), s.get());
+        } else if constexpr (has_identity<Op, Acc>::value) {
           return cub::DeviceSegmentedReduce::Reduce(temp, bytes, in, dst, segs, begins, ends, op,
                                                     Op::template identity<Acc>(), s.get());
         } else {
@@ -156,13 +177,20 @@ struct reduceat_backend<target::cuda> {
         else
           return thrust::make_transform_iterator(g.x, reduceat_cast<Acc>{});
       }();
-      if constexpr (has_identity<Op, Acc>::value)
+      if constexpr (wide_sum<Acc, Op>::value)
+        call(in, thrust::make_tabulate_output_iterator(
+                     reduceat_store_wide<Acc, wide_sum<Acc, Op>, G, true>{reduceat_store<Acc, G, true>{out, g}}));
+      else if constexpr (has_identity<Op, Acc>::value)
         call(in, out);  // a plain pointer: CUB's vector stores
       else
         call(in, thrust::make_tabulate_output_iterator(reduceat_store<Acc, G, true>{out, g}));
     } else {
       auto in = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), reduceat_value<Acc, G>{g});
-      call(in, thrust::make_tabulate_output_iterator(reduceat_store<Acc, G, false>{out, g}));
+      if constexpr (wide_sum<Acc, Op>::value)
+        call(in, thrust::make_tabulate_output_iterator(
+                     reduceat_store_wide<Acc, wide_sum<Acc, Op>, G, false>{reduceat_store<Acc, G, false>{out, g}}));
+      else
+        call(in, thrust::make_tabulate_output_iterator(reduceat_store<Acc, G, false>{out, g}));
     }
 #else
     (void)op, (void)g, (void)K, (void)rows, (void)out, (void)s;
