@@ -126,8 +126,9 @@ class machine_load {
   /// OMP_DYNAMIC is false.
   static int cap(int team, int own) {
     if (team <= 1 || !adaptive()) return team;
-    const int procs = omp_get_num_procs();
-    return team_for(team, procs, others_on(runnable() - own, procs, online()));
+    const int r = runnable();  // refreshes procs_ too
+    const int procs = procs_.load(std::memory_order_relaxed);
+    return team_for(team, procs, others_on(r - own, procs, online()));
   }
   /// The runnable count covers every CPU of the machine; a process bound to
   /// `procs` of its `online` CPUs (a container's cpuset) meets its share.
@@ -171,9 +172,11 @@ class machine_load {
     auto last = read_at.load(std::memory_order_relaxed);
     if (now - last < period || !read_at.compare_exchange_strong(last, now, std::memory_order_relaxed))
       return value.load(std::memory_order_relaxed);
+    procs_.store(omp_get_num_procs(), std::memory_order_relaxed);  // a system call (0.8 us): with the file
     value.store(read_runnable(), std::memory_order_relaxed);
     return value.load(std::memory_order_relaxed);
   }
+  static inline std::atomic<int> procs_{omp_get_num_procs()};  // as of the last reading
   static int online() {
 #if defined(__linux__)
     static const int n = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
