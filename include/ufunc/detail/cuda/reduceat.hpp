@@ -13,9 +13,9 @@
 #include "launch.hpp"
 #include "memory.hpp"
 #include "scratch.hpp"
-#include "wide_sum.hpp"
 
 #if defined(__CUDACC__)
+#  include "wide_sum.hpp"
 #  include <cub/device/device_reduce.cuh>
 #  include <cub/device/device_segmented_reduce.cuh>
 #  include <cuda/functional>
