@@ -309,3 +309,118 @@ TEST_CASE("gufunc: an output with a core dim of 0 beside one with elements: f st
   CHECK(y.shape() == ufunc::shape({3, 0}));
   CHECK(n.to_host() == std::vector<int>{0, 0, 0});
 }
+
+TEST_CASE("gufunc: the GPU staging plan: dense cores whose loop elements follow each other, odd word strides, a budget") {
+  using ufunc::detail::contiguous_layout;
+  using ufunc::detail::operand_layout;
+  const auto sig = ufunc::detail::parse_gufunc_signature("(a),(b),(c),()->()");
+  const ufunc::index_t rows = 1000;
+  const auto plan = [&](std::vector<operand_layout> ins) {
+    return ufunc::detail::plan_gufunc(sig, ins, {}, "t");
+  };
+  alignas(16) static float buf[16];
+  const auto c = [](std::initializer_list<ufunc::index_t> s, std::size_t es) {
+    return contiguous_layout(buf, es, ufunc::shape(std::vector<ufunc::index_t>(s)));
+  };
+  // Three dense row blocks (float 64, double 64, int16 64) and a 0-d core (one element: not staged).
+  auto p = plan({c({rows, 64}, 4), c({rows, 64}, 8), c({rows, 64}, 2), c({rows}, 4)});
+  std::size_t bytes = 0;
+  const auto a16 = reinterpret_cast<std::uintptr_t>(buf);
+  auto st = ufunc::detail::plan_gufunc_staging(p, {4, 8, 2, 4}, {a16, a16, a16 + 4, a16}, 128, 128 * 1024, &bytes);
+  REQUIRE(st.size() == 4);
+  CHECK((st[0].on && st[0].count == 64 && st[0].pad == 65 && st[0].offset == 0 && st[0].vec16));
+  CHECK((st[1].on && st[1].pad == 65 && st[1].offset == 65 * 4 * 128 && st[1].vec16));  // 33,280: a multiple of 16
+  // int16: 66 elements = 33 words; its first block 4 bytes off 16: no 16-byte loads.
+  CHECK((st[2].on && st[2].pad == 66 && st[2].offset == 33280 + 65 * 8 * 128 && !st[2].vec16));
+  CHECK(!st[3].on);
+  CHECK(bytes == 33280 + 66560 + 66 * 2 * 128);
+  // 96 KiB: the double input no longer fits, the int16 one still does.
+  st = ufunc::detail::plan_gufunc_staging(p, {4, 8, 2, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes);
+  CHECK((st[0].on && !st[1].on && st[2].on && st[2].offset == 33280 && st[2].vec16 && bytes == 33280 + 16896));
+  // 1-byte elements: a stride of 4 mod 8 bytes (68 = 17 words); odd sizes keep an odd stride.
+  p = plan({c({rows, 64}, 1), c({rows, 37}, 4), c({rows, 64}, 4), c({rows}, 4)});
+  st = ufunc::detail::plan_gufunc_staging(p, {1, 4, 4, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes, 0);
+  CHECK((st[0].on && st[0].pad == 68 && st[1].on && st[1].pad == 37 && !st[1].vec16));
+  // By default a block copied element by element has 128 bytes or more: the 64
+  // uint8s are staged when 16-byte loads can copy them, else read in place;
+  // the 37 floats (148 bytes) are staged.
+  st = ufunc::detail::plan_gufunc_staging(p, {1, 4, 4, 4}, {a16 + 1, a16, a16, a16}, 128, 96 * 1024, &bytes);
+  CHECK((!st[0].on && st[1].on && st[1].offset == 0));
+  st = ufunc::detail::plan_gufunc_staging(p, {1, 4, 4, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes);
+  CHECK((st[0].on && st[0].vec16 && st[1].on));
+  // Not staged: an input broadcast along the loop (stride 0), a transposed core,
+  // rows with gaps, and an element size of 0 (not trivially copyable).
+  operand_layout bcast = c({1, 64}, 4);
+  operand_layout trans = c({rows, 64}, 4);
+  trans.strides[0] = 1, trans.strides[1] = rows;
+  operand_layout gaps = c({rows, 64}, 4);
+  gaps.strides[0] = 128;
+  p = plan({bcast, trans, gaps, c({rows}, 4)});
+  st = ufunc::detail::plan_gufunc_staging(p, {4, 4, 4, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes);
+  CHECK((!st[0].on && !st[1].on && !st[2].on && bytes == 0));
+  p = plan({c({rows, 64}, 4), c({rows, 64}, 4), c({rows, 64}, 4), c({rows}, 4)});
+  st = ufunc::detail::plan_gufunc_staging(p, {0, 4, 4, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes);
+  CHECK((!st[0].on && st[1].on && st[1].offset == 0));
+  // Loop dims of extent 1 and several loop dims: still one run of blocks.
+  const auto sig2 = ufunc::detail::parse_gufunc_signature("(m,n)->()");
+  const auto p2 = ufunc::detail::plan_gufunc(sig2, {c({4, 1, 5, 3, 2}, 4)}, {}, "t");
+  st = ufunc::detail::plan_gufunc_staging(p2, {4}, {a16}, 128, 96 * 1024, &bytes, 0);
+  CHECK((st[0].on && st[0].count == 6 && st[0].pad == 7 && !st[0].vec16));
+}
+
+namespace gufunc_test {
+/// (n),(n),()->(n): y(j) = x(j) + 3 z(n-1-j) + w: reads every core element at
+/// another position than it writes, so a block staged to the wrong place or
+/// element shows.
+struct mix_fn {
+  template <class X, class Z, class W, class Y>
+  UFUNC_HD void operator()(const X& x, const Z& z, const W& w, const Y& y) const noexcept {
+    const ufunc::index_t n = x.shape()[0];
+    for (ufunc::index_t j = 0; j < n; ++j) y(j) = static_cast<typename Y::value_type>(x(j) + 3 * z(n - 1 - j) + w());
+  }
+};
+
+/// The device's call against a host loop, exactly (small integers in every
+/// type): rows of n, x offset by `shift` elements (16-byte loads off), z
+/// contiguous or broadcast (one row for all: not staged).
+template <class T>
+void staged_case(std::mt19937_64& g, ufunc::index_t rows, ufunc::index_t n, ufunc::index_t shift, bool z_bcast) {
+  INFO("rows " << rows << " n " << n << " shift " << shift << " z broadcast " << z_bcast);
+  std::vector<T> xh(static_cast<std::size_t>(rows * n + shift)), zh(static_cast<std::size_t>((z_bcast ? 1 : rows) * n)),
+      wh(static_cast<std::size_t>(rows));
+  for (auto& v : xh) v = static_cast<T>(g() % 9);
+  for (auto& v : zh) v = static_cast<T>(g() % 7);
+  for (auto& v : wh) v = static_cast<T>(g() % 5);
+  const auto X = ufunc::asarray(xh, ufunc::shape{static_cast<ufunc::index_t>(xh.size())});
+  const auto x = ufunc::make_view<ufunc::target::device>(X.data() + shift, ufunc::shape{rows, n});
+  const auto z = ufunc::asarray(zh, z_bcast ? ufunc::shape{n} : ufunc::shape{rows, n});
+  const auto w = ufunc::asarray(wh, ufunc::shape{rows});
+  const auto y = ufunc::gufunc<ufunc::target::device>(mix_fn{}, "(n),(n),()->(n)")(x, z, w).to_host();
+  std::size_t bad = 0;
+  for (ufunc::index_t r = 0; r < rows; ++r)
+    for (ufunc::index_t j = 0; j < n; ++j) {
+      const T want = static_cast<T>(xh[static_cast<std::size_t>(shift + r * n + j)] +
+                                    3 * zh[static_cast<std::size_t>((z_bcast ? 0 : r) * n + n - 1 - j)] + wh[static_cast<std::size_t>(r)]);
+      bad += !(y[static_cast<std::size_t>(r * n + j)] == want);
+    }
+  CHECK(bad == 0);
+}
+}  // namespace gufunc_test
+
+#if defined(UFUNC_BACKEND_CUDA)
+TEST_CASE("gufunc on the GPU: staged cores of every element size, partial blocks, the grid-stride loop, unstaged operands") {
+  std::mt19937_64 g(test::fresh_seed());
+  for (const ufunc::index_t rows : {ufunc::index_t(1), ufunc::index_t(127), ufunc::index_t(129), ufunc::index_t(1000)})
+    for (const ufunc::index_t n : {ufunc::index_t(1), ufunc::index_t(3), ufunc::index_t(37), ufunc::index_t(64), ufunc::index_t(101)})
+      for (const ufunc::index_t shift : {ufunc::index_t(0), ufunc::index_t(1)}) {
+        staged_case<float>(g, rows, n, shift, false);
+        staged_case<std::int16_t>(g, rows, n, shift, shift == 1);
+      }
+  staged_case<double>(g, 1000, 64, 0, false);  // 65 KiB: a block above 48 KiB of shared memory
+  staged_case<double>(g, 300, 500, 0, false);  // too large to stage: read in place
+  staged_case<std::uint8_t>(g, 1000, 200, 0, false);  // 1-byte elements, 4-byte loads
+  staged_case<std::uint8_t>(g, 1000, 256, 0, false);  // and 16-byte loads
+  staged_case<float>(g, 700001, 8, 0, false);  // more blocks than one grid: the grid-stride loop
+  staged_case<float>(g, 700001, 8, 3, true);
+}
+#endif

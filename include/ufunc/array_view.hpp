@@ -121,6 +121,15 @@ class array_view {
     return v;
   }
 
+  /// The same shape and strides at `data` (another copy of one layout, e.g. a
+  /// core block staged in GPU shared memory). Unchecked: the caller keeps every
+  /// element inside the memory at `data`.
+  UFUNC_HD array_view rebased(T* data) const noexcept {
+    array_view v = *this;
+    v.data_ = data;
+    return v;
+  }
+
   /// True when the elements are laid out row-major without gaps.
   bool is_contiguous() const noexcept { return is_row_major(shape_, strides_); }
 

@@ -1,8 +1,9 @@
 // ufunc::gufunc: generalized ufuncs (NumPy's gufuncs, Numba's @guvectorize). The
 // function sees, per loop element, views of its operands' core blocks named by
 // a signature such as "(m,n),(n)->(m)"; the leading (loop) dims broadcast as for
-// ufuncs. One call of the function per loop element: a GPU thread each, or the
-// host pool's loop.
+// ufuncs. One call of the function per loop element: a GPU thread each (small
+// dense input cores staged through shared memory by the thread's block), or
+// the host pool's loop.
 #pragma once
 
 #include <cstddef>
@@ -177,7 +178,10 @@ class gufunction {
     auto args = make_args(arg, all, std::make_index_sequence<std::tuple_size_v<decltype(all)>>{});
     detail::gufunc_body<Target, F, decltype(args)> body{f_, p.loop.size(), {}, args};
     for (int d = 0; d < p.loop.size(); ++d) body.loop[d] = p.loop[d];
-    parallel_for<Target>(static_cast<std::size_t>(n), body, s);
+    if constexpr (detail::target_traits<Target>::is_device)
+      detail::gufunc_backend<Target>::run(body, p, std::tuple_size_v<Ins>, n, s);  // inputs staged in shared memory
+    else
+      parallel_for<Target>(static_cast<std::size_t>(n), body, s);
   }
 
   // (in operand order: function arguments are evaluated in no given order)

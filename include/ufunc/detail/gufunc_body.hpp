@@ -11,6 +11,8 @@
 #include "../config.hpp"
 #include "element.hpp"  // UFUNC_EXEC_CHECK_DISABLE
 
+#include UFUNC_CUDA_BACKEND("cuda/gufunc.hpp")
+
 namespace ufunc {
 namespace detail {
 /// One operand as the kernel sees it: a view of its first core block (the
@@ -25,26 +27,40 @@ struct gufunc_arg {
 /// calls f with every operand's core view moved to e.
 template <class Target, class F, class Args>
 struct gufunc_body {
+  static constexpr std::size_t nops = cuda::std::tuple_size<Args>::value;
   F f;
   int rank;
   index_t loop[max_rank];
   Args args;  // cuda::std::tuple of gufunc_arg
   UFUNC_EXEC_CHECK_DISABLE
-  UFUNC_HD void operator()(std::size_t e) const { call(e, std::make_index_sequence<cuda::std::tuple_size<Args>::value>{}); }
+  UFUNC_HD void operator()(std::size_t e) const {
+    index_t off[nops] = {};
+    offsets(e, off);
+    call(off, std::make_index_sequence<nops>{});
+  }
+  /// off[k] += operand k's offset (elements) of loop element e from its first block.
+  UFUNC_HD void offsets(std::size_t e, index_t (&off)[nops]) const { add_offsets(e, off, std::make_index_sequence<nops>{}); }
 
  private:
-  UFUNC_EXEC_CHECK_DISABLE
   template <std::size_t... K>
-  UFUNC_HD void call(std::size_t e, std::index_sequence<K...>) const {
-    index_t off[sizeof...(K)] = {};
+  UFUNC_HD void add_offsets(std::size_t e, index_t (&off)[nops], std::index_sequence<K...>) const {
     auto rem = static_cast<index_t>(e);
     for (int d = rank - 1; d >= 0; --d) {
       const index_t i = rem % loop[d];
       rem /= loop[d];
       ((off[K] += i * cuda::std::get<K>(args).loop_strides[d]), ...);
     }
+  }
+  UFUNC_EXEC_CHECK_DISABLE
+  template <std::size_t... K>
+  UFUNC_HD void call(const index_t (&off)[nops], std::index_sequence<K...>) const {
     f(cuda::std::get<K>(args).core.shifted(off[K])...);
   }
 };
+
+/// Runs a gufunc_body over n loop elements on Target (host: parallel_for's
+/// loop; CUDA: cuda/gufunc.hpp, inputs staged through shared memory).
+template <class Target>
+struct gufunc_backend;
 }  // namespace detail
 }  // namespace ufunc

@@ -6,7 +6,10 @@
 #pragma once
 
 #include <array>
+#include <algorithm>
 #include <cctype>
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -213,6 +216,71 @@ inline gufunc_plan plan_gufunc(const gufunc_signature& sig, const std::vector<op
     p.ops.push_back(operand(l, static_cast<int>(sig.outs[j].size())));
   }
   return p;
+}
+
+/// An input whose core blocks a GPU block of loop elements stages through
+/// shared memory before calling f (cuda/gufunc.hpp): one thread a loop element
+/// reading its own block straight from memory leaves the warp's loads
+/// uncoalesced (a dot over rows of 64 floats read at 0.23 of a copy's rate).
+struct gufunc_stage {
+  bool on = false;
+  index_t count = 0;        ///< elements of one core block
+  index_t pad = 0;          ///< elements from one staged block to the next
+  std::size_t offset = 0;   ///< bytes into the block's shared memory
+  bool vec16 = false;       ///< copied in 16-byte loads
+};
+
+/// Which inputs to stage, for blocks of `block` loop elements within `budget`
+/// bytes of shared memory (set in `*bytes`); a core block copied without
+/// 16-byte loads has at least `min_bytes`. `size[k]`: input k's element size
+/// (0: never staged); `addr[k]`: its first core block's address. Staged: inputs
+/// whose core is dense row-major, of 2 or more elements, and whose loop
+/// elements' blocks follow each other (element e's block at e * count, so a
+/// block of loop elements reads one contiguous range), in operand order while
+/// they fit. Padding: a block's stride in 4-byte words (in elements for wider
+/// types) is odd, so threads reading one core position hit distinct banks.
+inline std::vector<gufunc_stage> plan_gufunc_staging(const gufunc_plan& p, const std::vector<std::size_t>& size,
+                                                     const std::vector<std::uintptr_t>& addr, index_t block,
+                                                     std::size_t budget, std::size_t* bytes, std::size_t min_bytes = 128) {
+  std::vector<gufunc_stage> st(size.size());
+  std::size_t used = 0;
+  const int R = p.loop.size();
+  for (std::size_t k = 0; k < size.size(); ++k) {
+    const gufunc_operand& o = p.ops[k];
+    const std::size_t sz = size[k];
+    if (sz == 0) continue;
+    index_t c = 1;
+    bool dense = true;
+    for (int d = o.core_rank - 1; d >= 0; --d) {
+      const auto du = static_cast<std::size_t>(d);
+      dense = dense && (o.core_dims[du] == 1 || o.core_strides[du] == c);
+      c *= o.core_dims[du];
+    }
+    index_t run = c;  // the loop dims' row-major strides, in elements
+    for (int d = R - 1; d >= 0 && dense; --d) {
+      dense = p.loop[d] == 1 || o.loop_strides[static_cast<std::size_t>(d)] == run;
+      run *= p.loop[d];
+    }
+    if (!dense || c < 2 || static_cast<std::size_t>(c) > budget) continue;
+    const bool vec16 = 16 % sz == 0 && (static_cast<std::size_t>(c) * sz) % 16 == 0 && addr[k] % 16 == 0;
+    // Blocks copied element by element only from min_bytes up: a 3x3 solve
+    // read its 36-byte blocks in place at 0.76 of a copy's rate, staged at
+    // 0.36 (the copy's divisions and 4-byte loads cost more than L1 saves).
+    if (!vec16 && static_cast<std::size_t>(c) * sz < min_bytes) continue;
+    const std::size_t unit = std::max<std::size_t>(4, sz);
+    index_t pad = c;
+    while ((static_cast<std::size_t>(pad) * sz) % unit != 0 || ((static_cast<std::size_t>(pad) * sz / unit) % 2) == 0) ++pad;
+    const std::size_t need = (static_cast<std::size_t>(pad) * sz * static_cast<std::size_t>(block) + 15) / 16 * 16;
+    if (used + need > budget) continue;
+    st[k].on = true;
+    st[k].count = c;
+    st[k].pad = pad;
+    st[k].offset = used;
+    st[k].vec16 = vec16;
+    used += need;
+  }
+  *bytes = used;
+  return st;
 }
 
 }  // namespace ufunc::detail

@@ -1,0 +1,132 @@
+// The gufunc kernel: blocks of B loop elements. The staged inputs' core blocks
+// of a block's elements (one contiguous range per input) are copied into shared
+// memory with coalesced loads, 16 bytes a load where aligned; then each thread
+// calls f once for its element, with views of its staged blocks (each block
+// padded to an odd number of 4-byte words: threads reading the same core
+// position hit distinct banks) and of the other operands in place.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include <cuda/std/tuple>
+
+#include "../../../config.hpp"
+
+namespace ufunc::detail {
+
+/// Per operand, what the kernel stages (outputs never; gufunc_plan.hpp's
+/// gufunc_stage, in the kernel's units).
+template <std::size_t N>
+struct gufunc_stage_set {
+  bool on[N];
+  bool vec16[N];
+  unsigned count[N], pad[N], offset[N];  // elements, elements, bytes
+  float inv_count[N];                    // 1 / count, for the copy's divisions
+};
+
+/// q = i / c, r = i % c for i < 2^24: a float estimate, off by at most one.
+__device__ __forceinline__ void gufunc_divmod(unsigned i, unsigned c, float inv_c, unsigned& q, unsigned& r) {
+  int qi = static_cast<int>(static_cast<float>(i) * inv_c);
+  int ri = static_cast<int>(i) - qi * static_cast<int>(c);
+  if (ri < 0) --qi, ri += static_cast<int>(c);
+  else if (ri >= static_cast<int>(c)) ++qi, ri -= static_cast<int>(c);
+  q = static_cast<unsigned>(qi);
+  r = static_cast<unsigned>(ri);
+}
+
+/// dst[(i / c) * pad + i % c] = src[i] for i < total, by the block's B threads,
+/// U loads in flight a thread (a block's loads are all the memory traffic its
+/// SM has in flight while it copies).
+template <int B, int U, class T>
+__device__ __forceinline__ void gufunc_copy_in(const T* src, T* dst, unsigned total, unsigned c, unsigned pad,
+                                               float inv_c, bool vec16) {
+  if constexpr (16 % sizeof(T) == 0) {
+    if (vec16) {  // c a multiple of V: a load's V elements lie in one block
+      constexpr unsigned V = 16 / sizeof(T);
+      const auto* s4 = reinterpret_cast<const uint4*>(src);
+      const unsigned nv = total / V;
+      for (unsigned v0 = threadIdx.x; v0 < nv; v0 += B * U) {
+        uint4 x[U];
+#pragma unroll
+        for (unsigned u = 0; u < static_cast<unsigned>(U); ++u)
+          if (v0 + u * B < nv) x[u] = s4[v0 + u * B];
+#pragma unroll
+        for (unsigned u = 0; u < static_cast<unsigned>(U); ++u)
+          if (v0 + u * B < nv) {
+            unsigned q, r;
+            gufunc_divmod((v0 + u * B) * V, c, inv_c, q, r);
+            T t[V];
+            memcpy(t, &x[u], 16);
+            T* d = dst + q * pad + r;
+#pragma unroll
+            for (unsigned j = 0; j < V; ++j) d[j] = t[j];
+          }
+      }
+      return;
+    }
+  }
+  for (unsigned i0 = threadIdx.x; i0 < total; i0 += B * U) {
+    T x[U];
+#pragma unroll
+    for (unsigned u = 0; u < static_cast<unsigned>(U); ++u)
+      if (i0 + u * B < total) x[u] = src[i0 + u * B];
+#pragma unroll
+    for (unsigned u = 0; u < static_cast<unsigned>(U); ++u)
+      if (i0 + u * B < total) {
+        unsigned q, r;
+        gufunc_divmod(i0 + u * B, c, inv_c, q, r);
+        dst[q * pad + r] = x[u];
+      }
+  }
+}
+
+template <int B, int U, class Body, std::size_t... K>
+__device__ __forceinline__ void gufunc_stage_block(const Body& body, const gufunc_stage_set<Body::nops>& st,
+                                                   unsigned char* smem, index_t e0, unsigned nb,
+                                                   std::index_sequence<K...>) {
+  (
+      [&] {
+        if (!st.on[K]) return;
+        const auto& core = cuda::std::get<K>(body.args).core;
+        using T = std::remove_const_t<std::remove_pointer_t<decltype(core.data())>>;
+        // The staged operand's element e block lies at e * count (gufunc_plan.hpp).
+        const T* src = core.data() + e0 * static_cast<index_t>(st.count[K]);
+        gufunc_copy_in<B, U>(src, reinterpret_cast<T*>(smem + st.offset[K]), nb * st.count[K], st.count[K], st.pad[K],
+                             st.inv_count[K], st.vec16[K]);
+      }(),
+      ...);
+}
+
+template <class Body, std::size_t... K>
+__device__ __forceinline__ void gufunc_call(const Body& body, const gufunc_stage_set<Body::nops>& st,
+                                            unsigned char* smem, index_t e, std::index_sequence<K...>) {
+  index_t off[Body::nops] = {};
+  body.offsets(static_cast<std::size_t>(e), off);
+  const auto view = [&](auto k) {
+    constexpr std::size_t k_ = decltype(k)::value;
+    const auto& core = cuda::std::get<k_>(body.args).core;
+    using P = decltype(core.data());
+    return st.on[k_] ? core.rebased(reinterpret_cast<P>(smem + st.offset[k_]) + threadIdx.x * st.pad[k_])
+                     : core.shifted(off[k_]);
+  };
+  body.f(view(std::integral_constant<std::size_t, K>{})...);
+}
+
+template <int B, int U, class Body>
+__global__ void __launch_bounds__(B) gufunc_staged_kernel(Body body, gufunc_stage_set<Body::nops> st, index_t n) {
+  extern __shared__ __align__(16) unsigned char gufunc_smem[];
+  const index_t step = static_cast<index_t>(gridDim.x) * B;
+  for (index_t e0 = static_cast<index_t>(blockIdx.x) * B; e0 < n; e0 += step) {  // uniform over the block
+    const auto nb = static_cast<unsigned>(n - e0 < B ? n - e0 : B);
+    gufunc_stage_block<B, U>(body, st, gufunc_smem, e0, nb, std::make_index_sequence<Body::nops>{});
+    __syncthreads();
+    if (threadIdx.x < nb) gufunc_call(body, st, gufunc_smem, e0 + threadIdx.x, std::make_index_sequence<Body::nops>{});
+    __syncthreads();  // before the next round's copies overwrite the blocks
+  }
+}
+
+}  // namespace ufunc::detail
