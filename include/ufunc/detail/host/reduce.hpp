@@ -338,7 +338,11 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
         // offsets: column sums ran at a tenth of NumPy's speed). Same order.
         const auto* const p = src.first_pointer() + b[0].off[0];
         const auto rs = static_cast<index_t>(src.red.strides[0][0]);
-        cascade([&src, p, rs](index_t j, index_t r) UFUNC_HOST_INLINE { return src.lift(src.map(p[r * rs + j]), r); });
+        // In the widest vector set (simd.hpp; each output's order of operations
+        // is the same in every clone).
+        simd_run([&]() UFUNC_HOST_INLINE {
+          cascade([&src, p, rs](index_t j, index_t r) UFUNC_HOST_INLINE { return src.lift(src.map(p[r * rs + j]), r); });
+        });
       }
     } else {
       cascade([&src, &b](index_t j, index_t r) UFUNC_HOST_INLINE { return src.at(b[j], r); });
