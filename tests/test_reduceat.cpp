@@ -3,7 +3,7 @@
 // axis when indices[i] < indices[i+1], else x[indices[i]]; the last index
 // reduces to the end. Fresh random data each run: ranks 1-3, every axis
 // (negative too), contiguous, strided, transposed and reversed views, sorted,
-// repeated and decreasing indices of several integer types (some strided),
+// repeated and decreasing indices of int, int64 and uint32 (some strided),
 // zero-size kept dims and empty index lists; plus, multiplies, maximum,
 // minimum and a custom lambda (no identity) over bool, 16-bit, 32- and 64-bit
 // integers, float, double, __half and __nv_bfloat16. Integers exactly; float
@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -145,6 +146,26 @@ std::vector<index_t> random_indices(std::mt19937_64& g, index_t n, index_t m) {
   return ind;
 }
 
+/// The index type of op K's cases on element T: int, int64 or uint32, rotating
+/// over the element types and ops, so that each meets every element type and
+/// op. One per (T, K), not all three: each (T, K, index type) instantiates its
+/// own engine (CUB's segmented reduction on CUDA), and the index is read the
+/// same way whatever T and K are (reduceat_geometry::begin, first_bad).
+template <class T, op_kind K>
+struct index_for {
+  static constexpr int pos = [] {
+    int i = 0, p = 0;
+    for (const bool same : {std::is_same_v<T, bool>, std::is_same_v<T, std::int16_t>, std::is_same_v<T, std::uint16_t>,
+                            std::is_same_v<T, int>, std::is_same_v<T, std::int64_t>, std::is_same_v<T, float>,
+                            std::is_same_v<T, double>, std::is_same_v<T, __half>, std::is_same_v<T, __nv_bfloat16>}) {
+      if (same) p = i;
+      ++i;
+    }
+    return p;
+  }();
+  using type = std::tuple_element_t<(pos + K) % 3, std::tuple<int, std::int64_t, std::uint32_t>>;
+};
+
 /// One random case of op K on target Tg with element T, through f.
 template <class Tg, class T, op_kind K, class F>
 void one_case(std::mt19937_64& g, const F& f) {
@@ -166,7 +187,7 @@ void one_case(std::mt19937_64& g, const F& f) {
   const ufunc::array_view<const T, Tg> xv(base.data() + (hb.empty() ? 0 : vs.offset), shape(dims), vs.strides);
   const int given_axis = g() % 2 ? ax : ax - nd;
   INFO("dims " << test::dims_str(dims) << " view kind " << kind << " axis " << given_axis << " m " << m);
-  // The indices: int, int64 or uint32, sometimes every other element of a longer array.
+  // The indices (index_for's type), sometimes every other element of a longer array.
   const auto check = [&](const auto& r) {
     using R = typename std::decay_t<decltype(r)>::value_type;
     static_assert(std::is_same_v<R, typename want_acc<T, K>::type>, "f.reduceat's result type");
@@ -219,11 +240,7 @@ void one_case(std::mt19937_64& g, const F& f) {
     const ufunc::array_view<const Ix, Tg> iv(ia.data(), shape(m), {strided ? 2 : 1});
     check(f.reduceat(xv, iv, ufunc::axis(given_axis)));
   };
-  switch (g() % 3) {
-    case 0: run_with(int{}); break;
-    case 1: run_with(std::int64_t{}); break;
-    default: run_with(std::uint32_t{}); break;
-  }
+  run_with(typename index_for<T, K>::type{});
 }
 
 template <class T>
