@@ -147,12 +147,14 @@ std::vector<index_t> random_indices(std::mt19937_64& g, index_t n, index_t m) {
 }
 
 /// The index type of op K's cases on element T: int, int64 or uint32, rotating
-/// over the element types and ops, so that each meets every element type and
-/// op. One per (T, K), not all three: each (T, K, index type) instantiates its
-/// own engine (CUB's segmented reduction on CUDA), and the index is read the
-/// same way whatever T and K are (reduceat_geometry::begin, first_bad).
+/// over the element types and ops (in all_ops' order: bool's three ops too), so
+/// that each meets every element type and op. One per (T, K), not all three:
+/// each (T, K, index type) instantiates its own engine (CUB's segmented
+/// reduction on CUDA), and the index is read the same way whatever T and K are
+/// (reduceat_geometry::begin, first_bad).
 template <class T, op_kind K>
 struct index_for {
+  static constexpr int op_rank[] = {0, 3, 1, 2, 4};  // plus, multiplies, maximum, minimum, custom
   static constexpr int pos = [] {
     int i = 0, p = 0;
     for (const bool same : {std::is_same_v<T, bool>, std::is_same_v<T, std::int16_t>, std::is_same_v<T, std::uint16_t>,
@@ -163,7 +165,7 @@ struct index_for {
     }
     return p;
   }();
-  using type = std::tuple_element_t<(pos + K) % 3, std::tuple<int, std::int64_t, std::uint32_t>>;
+  using type = std::tuple_element_t<(pos + op_rank[K]) % 3, std::tuple<int, std::int64_t, std::uint32_t>>;
 };
 
 /// One random case of op K on target Tg with element T, through f.
