@@ -25,8 +25,9 @@ command that regenerates it alone, the shapes, dtypes, inputs when small, the
 one-line C++ call, and both results.
 
 --same-as: also compares this run's results byte for byte with another run of
-the same seed (another OMP thread count), except float reductions, which may
-differ in rounding within their bound (both runs are checked against NumPy).
+the same seed (another OMP thread count), case by case (this run may hold a
+part of the other's cases), except float reductions, which may differ in
+rounding within their bound (both runs are checked against NumPy).
 """
 import json
 import math
@@ -684,12 +685,22 @@ def reproducer(c, ins, got, got_err, want, want_err, problem, prefix, gen):
 
 
 def compare_runs(a, b):
-    """Cases of run a whose results are not byte-identical to run b's (float reductions excepted)."""
+    """Cases of run a whose results are not byte-identical to run b's (float reductions excepted).
+    Cases meet by index: run a may hold any of run b's cases (run.sh's later thread counts)."""
     ba, bb = Blob(a + ".bin"), Blob(b + ".bin")
     diffs, compared, skipped, skipped_same = [], 0, 0, 0
-    with open(a + ".jsonl") as fa, open(b + ".jsonl") as fb:
-        for la, lb in zip(fa, fb):
-            ca, cb = json.loads(la), json.loads(lb)
+    with open(b + ".jsonl") as fb:
+        in_b = {}
+        for lb in fb:
+            cb = json.loads(lb)
+            in_b[cb["index"]] = cb
+    with open(a + ".jsonl") as fa:
+        for la in fa:
+            ca = json.loads(la)
+            cb = in_b.get(ca["index"])
+            if cb is None or cb["seed"] != ca["seed"]:
+                diffs.append("%s seed %s index %s: not in %s" % (ca["cat"], ca["seed"], ca["index"], b))
+                continue
             key = "result" if "result" in ca else "out_base" if "out_base" in ca else None
             same = (ca.get("error") == cb.get("error") and (key is None or (
                 key in cb and ca[key]["shape"] == cb[key]["shape"] and ca[key]["dtype"] == cb[key]["dtype"]
