@@ -12,7 +12,7 @@
 # thirds of the time of running every case at all three (all categories on a
 # 2-core VM: 165 s -> 117 s); LATER_CASES=$CASES reruns every case at each.
 #   tests/oracle/run.sh GEN [OUTDIR]     env: CASES (per category), SEED, CATEGORIES, THREADS ("16 1 2"),
-#                                        LATER_CASES
+#                                        LATER_CASES, PART (i/n: every n-th category from the i-th)
 # Many more on demand: CASES=100000 tests/oracle/run.sh build/tests/oracle/ufunc_oracle_gen
 # Exit 77 when the generator cannot run (a CUDA build without a GPU).
 set -uo pipefail
@@ -29,6 +29,14 @@ nlater=$((${#threads[@]} > 1 ? ${#threads[@]} - 1 : 1))
 later=${LATER_CASES:-$(((cases + nlater - 1) / nlater))}
 "$py" -c 'import numpy' || { echo "ufunc_oracle: NumPy is missing (scripts/install-deps.sh installs it)"; exit 1; }
 cats=${CATEGORIES:-$("$gen" --category list)}
+if [ -n "${PART:-}" ]; then  # ctest's ufunc_oracle_<i> (tests/oracle/CMakeLists.txt)
+  k=0 mine=""
+  for cat in $cats; do
+    [ $((k % ${PART#*/})) -eq "${PART%/*}" ] && mine+="$cat "
+    k=$((k + 1))
+  done
+  cats=$mine
+fi
 rc=0
 for cat in $cats; do
   t0=$(date +%s%N)
