@@ -38,50 +38,44 @@ __device__ __forceinline__ void gufunc_divmod(unsigned i, unsigned c, float inv_
   r = static_cast<unsigned>(ri);
 }
 
-/// dst[(i / c) * pad + i % c] = src[i] for i < total, by the block's B threads,
-/// U loads in flight a thread (a block's loads are all the memory traffic its
-/// SM has in flight while it copies).
+/// dst[(i / c) * pad + i % c] = src[i] for the V * n elements of n units L (an
+/// element, or 16 bytes of V elements: c a multiple of V, so that a unit's
+/// elements lie in one block), by the block's B threads, U loads in flight a
+/// thread (a block's loads are all the memory traffic its SM has in flight
+/// while it copies).
+template <int B, int U, unsigned V, class L, class T>
+__device__ __forceinline__ void gufunc_copy_units(const L* src, T* dst, unsigned n, unsigned c, unsigned pad,
+                                                  float inv_c) {
+  for (unsigned v0 = threadIdx.x; v0 < n; v0 += B * U) {
+    L x[U];
+#pragma unroll
+    for (unsigned u = 0; u < static_cast<unsigned>(U); ++u)
+      if (v0 + u * B < n) x[u] = src[v0 + u * B];
+#pragma unroll
+    for (unsigned u = 0; u < static_cast<unsigned>(U); ++u)
+      if (v0 + u * B < n) {
+        unsigned q, r;
+        gufunc_divmod((v0 + u * B) * V, c, inv_c, q, r);
+        T t[V];
+        memcpy(t, &x[u], sizeof(L));
+        T* d = dst + q * pad + r;
+#pragma unroll
+        for (unsigned j = 0; j < V; ++j) d[j] = t[j];
+      }
+  }
+}
+
+/// The total elements of a block's staged blocks: 16 bytes a load when vec16.
 template <int B, int U, class T>
 __device__ __forceinline__ void gufunc_copy_in(const T* src, T* dst, unsigned total, unsigned c, unsigned pad,
                                                float inv_c, bool vec16) {
-  if constexpr (16 % sizeof(T) == 0) {
-    if (vec16) {  // c a multiple of V: a load's V elements lie in one block
+  if constexpr (16 % sizeof(T) == 0)
+    if (vec16) {
       constexpr unsigned V = 16 / sizeof(T);
-      const auto* s4 = reinterpret_cast<const uint4*>(src);
-      const unsigned nv = total / V;
-      for (unsigned v0 = threadIdx.x; v0 < nv; v0 += B * U) {
-        uint4 x[U];
-#pragma unroll
-        for (unsigned u = 0; u < static_cast<unsigned>(U); ++u)
-          if (v0 + u * B < nv) x[u] = s4[v0 + u * B];
-#pragma unroll
-        for (unsigned u = 0; u < static_cast<unsigned>(U); ++u)
-          if (v0 + u * B < nv) {
-            unsigned q, r;
-            gufunc_divmod((v0 + u * B) * V, c, inv_c, q, r);
-            T t[V];
-            memcpy(t, &x[u], 16);
-            T* d = dst + q * pad + r;
-#pragma unroll
-            for (unsigned j = 0; j < V; ++j) d[j] = t[j];
-          }
-      }
+      gufunc_copy_units<B, U, V>(reinterpret_cast<const uint4*>(src), dst, total / V, c, pad, inv_c);
       return;
     }
-  }
-  for (unsigned i0 = threadIdx.x; i0 < total; i0 += B * U) {
-    T x[U];
-#pragma unroll
-    for (unsigned u = 0; u < static_cast<unsigned>(U); ++u)
-      if (i0 + u * B < total) x[u] = src[i0 + u * B];
-#pragma unroll
-    for (unsigned u = 0; u < static_cast<unsigned>(U); ++u)
-      if (i0 + u * B < total) {
-        unsigned q, r;
-        gufunc_divmod(i0 + u * B, c, inv_c, q, r);
-        dst[q * pad + r] = x[u];
-      }
-  }
+  gufunc_copy_units<B, U, 1>(src, dst, total, c, pad, inv_c);
 }
 
 template <int B, int U, class Body, std::size_t... K>
