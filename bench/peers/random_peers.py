@@ -21,6 +21,16 @@ def timed(name, fn, event, sync, reps=25):
         print("%-58s failed: %s: %s" % (name, type(e).__name__, e))
 
 
+def elapsed_ms(a, b):
+    """Milliseconds between two recorded events: PyTorch's Event.elapsed_time, or
+    CuPy's cupy.cuda.get_elapsed_time (its Event has no such method)."""
+    if hasattr(a, "elapsed_time"):
+        return a.elapsed_time(b)
+    import cupy as cp
+
+    return cp.cuda.get_elapsed_time(a, b)
+
+
 def run(name, fn, event, sync, reps):
     for _ in range(3):
         fn()
@@ -32,7 +42,7 @@ def run(name, fn, event, sync, reps):
         fn()
         b.record()
         b.synchronize()
-        ts.append(a.elapsed_time(b))
+        ts.append(elapsed_ms(a, b))
     ts.sort()
     ms = ts[len(ts) // 2]
     print("%-58s %8.3f ms  %7.1f GB/s written" % (name, ms, 4.0 * n / ms / 1e6))

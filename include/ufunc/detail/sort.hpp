@@ -8,11 +8,13 @@
 // a radix sort orders NaNs by their bits, -NaN first); (2) the backend sorts
 // each row stably (keys, and the row positions 0..L-1 as a payload when indices
 // are wanted; topk with a small k on a backend that has a selection, the
-// host's, selects instead); (3) a copy back into the result's layout (none when the axis is
-// already the last one). -0.0 and +0.0 compare equal and keep their order (both
-// backends: CUB's radix sort treats them as equal keys). For floating types the
-// key-prep copy is always made, and the backend may overwrite it (cuda/sort.hpp
-// does, over several rows).
+// host's, selects instead); (3) a copy back into the result's layout (none when
+// the axis is already the last one). -0.0 and +0.0 compare equal and keep their
+// order (both backends: CUB's radix sort treats them as equal keys). For
+// floating types the key-prep copy is made (and the backend may overwrite it,
+// as cuda/sort.hpp does over several rows) except where the backend makes its
+// own (float_rows_prep: CUDA's keys-only sorts of several contiguous rows, whose
+// copy also turns NaNs into +inf and counts them).
 #pragma once
 
 #include <array>
@@ -132,11 +134,13 @@ struct row_keys {
   shape moved;
   index_t rows, L;
 };
+/// `backend_prep`: the backend copies floating keys itself (its
+/// run_float_rows), so contiguous rows are used in place.
 template <class Target, class T>
-row_keys<T, Target> keys_along(const array_view<const T, Target>& x, int axis, stream_ref s) {
+row_keys<T, Target> keys_along(const array_view<const T, Target>& x, int axis, stream_ref s, bool backend_prep = false) {
   const array_view<const T, Target> mv = x.permuted(axis_last(x.ndim(), axis));
   const index_t n = x.size(), L = x.shape()[axis];
-  const bool copy = n > 0 && (element_traits<T>::is_floating || !mv.is_contiguous());
+  const bool copy = n > 0 && ((element_traits<T>::is_floating && !backend_prep) || !mv.is_contiguous());
   row_keys<T, Target> k{array<T, Target>(copy ? mv.shape() : shape(0), s), mv.data(), mv.shape(), n > 0 ? n / L : 0, L};
   if (copy) {
     copy_through<Target>(sort_key_prep<T>{}, k.prep.view(), mv, s);
@@ -148,10 +152,21 @@ row_keys<T, Target> keys_along(const array_view<const T, Target>& x, int axis, s
 template <class Target, class T>
 sorted_rows<T, Target> sort_rows(const array_view<const T, Target>& x, int axis, bool want_index, bool descending,
                                  stream_ref s) {
-  auto k = keys_along(x, axis, s);
+  // Floating keys only over several rows: a backend with its own key copy
+  // (CUDA: NaNs made +inf and counted in the same pass) takes contiguous rows as
+  // they are, which saves the canonical copy's pass.
+  const bool backend_prep = sort_backend<Target>::float_rows_prep && element_traits<T>::is_floating && !want_index &&
+                            x.size() > x.shape()[axis];
+  auto k = keys_along(x, axis, s, backend_prep);
   sorted_rows<T, Target> r{array<T, Target>(k.moved, s), array<index_t, Target>(want_index ? k.moved : shape(0), s),
                            k.moved, k.rows, k.L};
   // Step 2.
+  if constexpr (sort_backend<Target>::float_rows_prep) {
+    if (backend_prep && k.prep.size() == 0) {
+      sort_backend<Target>::run_float_rows(k.data, r.rows, r.L, r.keys.data(), descending, s);
+      return r;
+    }
+  }
   if (x.size() > 0)
     sort_backend<Target>::run(k.data, r.rows, r.L, r.keys.data(), want_index ? r.index.data() : nullptr, descending, s);
   return r;

@@ -9,8 +9,9 @@
 // sort that compares the keys with `<`, under which a NaN is equivalent to
 // every number (CUB 3.0: agent_sub_warp_merge_sort.cuh, BinaryOpT). So for
 // floating keys over several rows: keys only, the NaNs become +inf for the
-// sort (counted per row first, in place: the caller's key buffer is scratch)
-// and each row's last `count` elements are written back as NaN (the values
+// sort (counted per row in the same pass, which is also the key copy: x's rows
+// when contiguous, else in place in the caller's scratch copy) and each row's
+// last `count` elements are written back as NaN (the values
 // are exactly the stable order's); with positions, the sort runs on unsigned
 // keys whose order is NumPy's (the float's bits, sign-flipped: -0.0 made +0.0,
 // NaN above +inf) and the sorted values are gathered through the positions.
@@ -33,7 +34,6 @@
 #if defined(__CUDACC__)
 #  include <cub/device/device_for.cuh>
 #  include <cub/device/device_radix_sort.cuh>
-#  include <cub/device/device_segmented_reduce.cuh>
 #  include <cub/device/device_segmented_sort.cuh>
 #  include <cuda/std/cstring>
 #  include <thrust/iterator/counting_iterator.h>
@@ -54,30 +54,40 @@ struct sort_position {
   index_t L;
   __device__ void operator()(index_t i) const { p[i] = i % L; }
 };
-/// 1 for a NaN (the per-row NaN counts).
-template <class T>
-struct sort_is_nan {
-  __host__ __device__ index_t operator()(const T& v) const { return is_nan(v) ? 1 : 0; }
-};
-/// Keys only, several rows: every NaN becomes +inf (in place).
+/// Keys only, several rows: dst = src with every NaN made +inf, and row r's
+/// NaNs counted into cnt[r] (zeroed first) in the same pass; src may be dst.
+/// The atomics and the division run for NaNs only.
 template <class T>
 struct sort_nan_to_inf {
-  T* k;
+  const T* src;
+  T* dst;
+  index_t* cnt;
+  index_t L;
   __device__ void operator()(index_t i) const {
-    if (is_nan(k[i])) k[i] = cuda::std::numeric_limits<T>::infinity();
+    T v = src[i];
+    if (is_nan(v)) {
+      v = cuda::std::numeric_limits<T>::infinity();
+      atomicAdd(reinterpret_cast<unsigned long long*>(cnt + i / L), 1ull);
+    }
+    dst[i] = v;
   }
 };
 /// ... and the last nan[r] elements of each sorted row r (descending: the
-/// first) become NaN again.
+/// first) become NaN again: 2^lanes items a row, item c writing the row's
+/// NaN positions c, c + 2^lanes, ... (the items touch only the NaNs; one item
+/// an element would divide by L for each of the n elements).
 template <class T>
 struct sort_nan_back {
   T* k;
   const index_t* nan;
   index_t L;
+  int lanes;
   bool descending;
   __device__ void operator()(index_t i) const {
-    const index_t r = i / L, j = i - r * L;
-    if (descending ? j < nan[r] : j >= L - nan[r]) k[i] = cuda::std::numeric_limits<T>::quiet_NaN();
+    const index_t r = i >> lanes, m = nan[r];
+    T* row = k + r * L + (descending ? 0 : L - m);
+    for (index_t j = i & ((index_t(1) << lanes) - 1); j < m; j += index_t(1) << lanes)
+      row[j] = cuda::std::numeric_limits<T>::quiet_NaN();
   }
 };
 /// The unsigned key of a float whose order is NumPy's: -0.0 as +0.0, NaN (one
@@ -129,6 +139,24 @@ template <>
 struct sort_backend<target::cuda> {
   /// No selection: topk sorts every row in full (detail/sort.hpp's topk_along).
   static constexpr index_t select_below = 0;
+  /// Floating keys only, several rows: detail/sort.hpp hands x's contiguous
+  /// rows to run_float_rows, which makes the key copy itself (NaNs as +inf,
+  /// counted in the same pass), instead of its canonical key-prep copy.
+  static constexpr bool float_rows_prep = true;
+
+  /// Keys only of `rows` > 1 contiguous rows of L floating keys `x` (not
+  /// modified), sorted into keys_out; NaNs last (descending: first).
+  template <class T>
+  static void run_float_rows(const T* x, index_t rows, index_t L, T* keys_out, bool descending, stream_ref s) {
+#if defined(__CUDACC__)
+    if (rows * L == 0) return;
+    device_temp k(static_cast<std::size_t>(rows * L) * sizeof(T), s);
+    float_rows(x, static_cast<T*>(k.get()), rows, L, keys_out, descending, s);
+#else
+    (void)x, (void)rows, (void)L, (void)keys_out, (void)descending, (void)s;
+    cuda_launch::require_nvcc<T>();
+#endif
+  }
 
   /// As sort_backend<host>::run. For floating T, `keys` is the caller's
   /// scratch copy (detail/sort.hpp's key prep), which this may overwrite.
@@ -156,20 +184,7 @@ struct sort_backend<target::cuda> {
     } else if (rows == 1) {
       sort<T>(keys, rows, L, keys_out, pos, idx_out, descending, s);
     } else if (!idx_out) {  // floating keys only, several rows: NaNs as +inf, then back
-      T* k = const_cast<T*>(keys);
-      device_temp nan(static_cast<std::size_t>(rows) * sizeof(index_t), s);
-      index_t* cnt = static_cast<index_t*>(nan.get());
-      auto begin = thrust::make_transform_iterator(thrust::counting_iterator<index_t>(0), sort_row_offset{L});
-      auto flags = thrust::make_transform_iterator(keys, sort_is_nan<T>{});
-      std::size_t bytes = 0;
-      UFUNC_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(nullptr, bytes, flags, cnt, rows, begin, begin + 1, st));
-      {
-        device_temp t(bytes, s);
-        UFUNC_CUDA_CHECK(cub::DeviceSegmentedReduce::Sum(t.get(), bytes, flags, cnt, rows, begin, begin + 1, st));
-      }
-      UFUNC_CUDA_CHECK(cub::DeviceFor::Bulk(n, sort_nan_to_inf<T>{k}, st));
-      sort<T>(keys, rows, L, keys_out, nullptr, nullptr, descending, s);
-      UFUNC_CUDA_CHECK(cub::DeviceFor::Bulk(n, sort_nan_back<T>{keys_out, cnt, L, descending}, st));
+      float_rows(keys, const_cast<T*>(keys), rows, L, keys_out, descending, s);
     } else {  // floating keys with positions, several rows: unsigned keys in NumPy's order
       using U = typename sort_bits<sizeof(T)>::type;
       device_temp ub(static_cast<std::size_t>(n) * sizeof(U), s);
@@ -186,6 +201,23 @@ struct sort_backend<target::cuda> {
 
  private:
 #if defined(__CUDACC__)
+  /// Floating keys only, several rows: src's keys copied into the scratch `k`
+  /// (may be src) with NaNs as +inf and counted per row, sorted into keys_out,
+  /// then each row's last (descending: first) count keys made NaN again.
+  template <class T>
+  static void float_rows(const T* src, T* k, index_t rows, index_t L, T* keys_out, bool descending, stream_ref s) {
+    const index_t n = rows * L;
+    const cudaStream_t st = s.get();
+    device_temp nan(static_cast<std::size_t>(rows) * sizeof(index_t), s);
+    index_t* cnt = static_cast<index_t*>(nan.get());
+    UFUNC_CUDA_CHECK(cudaMemsetAsync(cnt, 0, static_cast<std::size_t>(rows) * sizeof(index_t), st));
+    UFUNC_CUDA_CHECK(cub::DeviceFor::Bulk(n, sort_nan_to_inf<T>{src, k, cnt, L}, st));
+    sort<T>(k, rows, L, keys_out, nullptr, nullptr, descending, s);
+    int lanes = 5;  // 32 to 4096 items a row: a row of NaNs is written in L / 2^lanes steps
+    while (lanes < 12 && (index_t(1) << (lanes + 4)) < L) ++lanes;
+    UFUNC_CUDA_CHECK(cub::DeviceFor::Bulk(rows << lanes, sort_nan_back<T>{keys_out, cnt, L, lanes, descending}, st));
+  }
+
   /// One CUB sort of `rows` rows of L keys (K: bool, integers, floats without NaN
   /// on several rows, or the unsigned keys), with the positions `pos` as the
   /// payload into idx_out when pos is not null.

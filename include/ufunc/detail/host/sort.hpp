@@ -93,6 +93,8 @@ struct sort_backend<target::host> {
   }
 
   /// topk takes select() when k <= L / select_below (0: the backend has none).
+  /// No float-key copy of its own: run takes the caller's canonical key-prep copy.
+  static constexpr bool float_rows_prep = false;
   static constexpr index_t select_below = 8;
   /// The first k of each row in the stable order (ascending, or descending with
   /// NaN first; ties: the lower position first) by a partial sort of the
