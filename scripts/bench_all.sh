@@ -4,7 +4,7 @@
 # Full mode (a GPU machine): builds the CUDA benchmark targets (bench_sweep,
 #   bench_core, bench_reduce, bench_linalg, bench_lazy, bench_pairwise, bench_stream, bench_half,
 #   bench_tensor_core, bench_random, bench_gufunc, bench_sort,
-#   bench_reduceat), runs the sweep
+#   bench_reduceat, bench_primitives), runs the sweep
 #   (sweep.csv), the peers (peers.csv: NumPy, CuPy, PyTorch, Numba; a missing one
 #   is skipped with a message), the four benchmark programs (their logs, and
 #   targets.csv: every performance target with its measured value), then
@@ -42,7 +42,7 @@ if [ $quick = 1 ]; then
 else
   BUILD=${BUILD:-build-bench-cuda}
   backend=cuda
-  programs="bench_core bench_reduce bench_linalg bench_lazy bench_pairwise bench_stream bench_half bench_tensor_core bench_random bench_gufunc bench_sort bench_reduceat"
+  programs="bench_core bench_reduce bench_linalg bench_lazy bench_pairwise bench_stream bench_half bench_tensor_core bench_random bench_gufunc bench_sort bench_reduceat bench_primitives"
 fi
 
 if want build; then

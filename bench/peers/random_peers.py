@@ -11,47 +11,23 @@ Prints one line per call: milliseconds and the bytes written per second.
 """
 import sys
 
+import gpu_timing
+
 n = 1 << (int(sys.argv[1]) if len(sys.argv) > 1 else 28)
 
 
-def timed(name, fn, event, sync, reps=25):
-    try:
-        run(name, fn, event, sync, reps)
-    except Exception as e:  # noqa: BLE001 (a peer's API differs in this version: say so, go on)
-        print("%-58s failed: %s: %s" % (name, type(e).__name__, e))
-
-
-def elapsed_ms(a, b):
-    """Milliseconds between two recorded events: PyTorch's Event.elapsed_time, or
-    CuPy's cupy.cuda.get_elapsed_time (its Event has no such method)."""
-    if hasattr(a, "elapsed_time"):
-        return a.elapsed_time(b)
-    import cupy as cp
-
-    return cp.cuda.get_elapsed_time(a, b)
-
-
-def run(name, fn, event, sync, reps):
-    for _ in range(3):
-        fn()
-    sync()
-    ts = []
-    for _ in range(reps):
-        a, b = event(), event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(elapsed_ms(a, b))
-    ts.sort()
-    ms = ts[len(ts) // 2]
+def show(name, ms):
     print("%-58s %8.3f ms  %7.1f GB/s written" % (name, ms, 4.0 * n / ms / 1e6))
+
+
+def timed(name, fn, event, sync):
+    gpu_timing.timed(name, fn, event, sync, show)
 
 
 try:
     import cupy as cp
 
-    ev, sync = (lambda: cp.cuda.Event()), cp.cuda.Device().synchronize
+    ev, sync = gpu_timing.cupy_timing()
     out = cp.empty(n, dtype=cp.float32)
     rng = cp.random.default_rng(20261128)
     timed("cupy.random.random(n, float32) (new array)", lambda: cp.random.random(n, dtype=cp.float32), ev, sync)
@@ -67,7 +43,7 @@ except ImportError as e:
 try:
     import torch
 
-    ev, sync = (lambda: torch.cuda.Event(enable_timing=True)), torch.cuda.synchronize
+    ev, sync = gpu_timing.torch_timing()
     t = torch.empty(n, dtype=torch.float32, device="cuda")
     timed("torch.rand(n) (new tensor)", lambda: torch.rand(n, device="cuda"), ev, sync)
     timed("torch.Tensor.uniform_() (into x)", lambda: t.uniform_(), ev, sync)
