@@ -228,10 +228,29 @@ TEST_CASE("f.at: unbuffered in-place updates with repeated and negative indices,
     wa[u] += std::fabs(hb[k]);
     cnt[u] += 1;
   }
-  const auto dh = df.to_host();
-  bad = 0;  // cnt additions from 0 in any order: within cnt u sum|b| (u = 2^-24 < 6e-8)
-  for (std::size_t u = 0; u < 100; ++u) bad += std::fabs(dh[u] - ws[u]) > (cnt[u] + 1) * 6e-8 * wa[u];
-  CHECK(bad == 0);
+  // The same sums through the compare-and-swap loop: an f that is not ufunc::plus,
+  // and plus with b of another type (double b into float a: f's value, then the cast).
+  auto dl = ufunc::zeros<float>({100});
+  ufunc::vectorize([] UFUNC_HD(float x, float y) { return x + y; }).at(dl, dI, ufunc::asarray(hb, shape(2000)));
+  auto dd = ufunc::zeros<float>({100});
+  std::vector<double> hbd(hb.begin(), hb.end());
+  ufunc::vectorize(ufunc::plus{}).at(dd, dI, ufunc::asarray(hbd, shape(2000)));
+  // cnt additions from 0 in any order: within cnt u sum|b| (u = 2^-24 < 6e-8)
+  for (const auto& d : {df.to_host(), dl.to_host(), dd.to_host()}) {
+    bad = 0;
+    for (std::size_t u = 0; u < 100; ++u) bad += std::fabs(d[u] - ws[u]) > (cnt[u] + 1) * 6e-8 * wa[u];
+    CHECK(bad == 0);
+  }
+  // minimum through the loop, integers exactly.
+  auto dm = ufunc::full<int>({100}, 1 << 30);
+  std::vector<int> bi(2000), wm(100, 1 << 30);
+  for (std::size_t k = 0; k < bi.size(); ++k) {
+    bi[k] = static_cast<int>(g() % 100000) - 50000;
+    const auto u = static_cast<std::size_t>(idx[k] < 0 ? idx[k] + 100 : idx[k]);
+    wm[u] = std::min(wm[u], bi[k]);
+  }
+  ufunc::vectorize(ufunc::minimum{}).at(dm, dI, ufunc::asarray(bi, shape(2000)));
+  CHECK(dm.to_host() == wm);
   auto dz = ufunc::zeros<float>({10});
   CHECK_THROWS_AS(ufunc::vectorize(ufunc::plus{}).at(dz, ufunc::asarray(std::vector<int>{1, 2, 10}, shape(3)), 1.f),
                   ufunc::shape_error);

@@ -188,7 +188,8 @@ class vectorized {
   /// (NumPy's results for any f). CUDA target: concurrently, each update an
   /// atomic compare-and-swap of f(old, b[k]) (f associative and commutative;
   /// elements of 4 or 8 bytes; a float result within rounding of the sequential
-  /// one). Enqueued on the stream (the host target returns when done).
+  /// one), or for `plus` with b of a's type the native atomic add. Enqueued on
+  /// the stream (the host target returns when done).
   template <class A, class I, class B>
   void at(A&& a, const I& indices, const B& b, stream_ref s = {}) const {
     using BA = detail::arg_traits<detail::bare_t<A>>;

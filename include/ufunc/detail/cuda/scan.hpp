@@ -2,7 +2,10 @@
 // key (one key per segment) when there are several segments.
 #pragma once
 
+#include <type_traits>
+
 #include "../../error.hpp"
+#include "../../ops.hpp"
 #include "../../stream.hpp"
 #include "../reduce_source.hpp"
 #include "launch.hpp"
@@ -60,11 +63,21 @@ struct scan_backend<target::cuda> {
                                                  s.get());
     };
     // One contiguous run (a 1-D array, or the last axis of a single row): plain
-    // pointers, which CUB reads and writes with vector accesses.
+    // pointers, which CUB reads and writes with vector accesses. Where x already
+    // holds Acc, CUB reads x itself (not through a converting iterator), and a
+    // sum of arithmetic values is CUB's InclusiveSum (its tuned plus: 0.81 of
+    // its speed through the iterator and acc_op on an H200, 2026-11-29).
     const bool flat = K == 1 && (R == 1 || (sg.step_x == 1 && sg.step_out == 1));
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(sg.x)>>;
     auto go_flat = [&](void* temp, std::size_t& bytes) {
-      auto in = thrust::make_transform_iterator(sg.x, scan_cast<Acc>{});
-      return cub::DeviceScan::InclusiveScan(temp, bytes, in, out, op, n, s.get());
+      if constexpr (std::is_same_v<T, Acc> && std::is_same_v<Op, plus> && std::is_arithmetic_v<Acc>) {
+        return cub::DeviceScan::InclusiveSum(temp, bytes, sg.x, out, n, s.get());
+      } else if constexpr (std::is_same_v<T, Acc>) {
+        return cub::DeviceScan::InclusiveScan(temp, bytes, sg.x, out, op, n, s.get());
+      } else {
+        auto in = thrust::make_transform_iterator(sg.x, scan_cast<Acc>{});
+        return cub::DeviceScan::InclusiveScan(temp, bytes, in, out, op, n, s.get());
+      }
     };
     std::size_t bytes = 0;
     UFUNC_CUDA_CHECK(flat ? go_flat(nullptr, bytes) : go(nullptr, bytes));
