@@ -403,6 +403,17 @@ void rows_case(std::mt19937_64& g, index_t rows, index_t L) {
     }
   CHECK(bad_v == 0);
   CHECK(bad_i == 0);
+  // topk of the transpose along axis 0 (a strided input: the key-prep copy, then
+  // the same selection or sort), largest and smallest, (k, rows) results.
+  const auto tt = ufunc::topk(xt, k, 0).indices.to_host();
+  const auto ttl = ufunc::topk(xt, k, 0, false).indices.to_host();
+  std::size_t bad_t = 0;
+  for (index_t r = 0; r < rows; ++r)
+    for (index_t j = 0; j < k; ++j) {
+      const auto o = static_cast<std::size_t>(j * rows + r), w = static_cast<std::size_t>(r * k + j);
+      bad_t += (tt[o] != want_t[w]) + (ttl[o] != want_tl[w]);
+    }
+  CHECK(bad_t == 0);
 }
 
 }  // namespace sort_test

@@ -14,7 +14,7 @@ TEST_CASE("sort: many rows of one length, short to long, floats with NaNs and si
   std::mt19937_64 g(test::fresh_seed());
   test::for_each_target([&](auto tg) {
     using Tg = decltype(tg);
-    for (const auto& rl : {std::pair<index_t, index_t>{300, 20}, {64, 1000}, {5, 4000}, {2, 70001}})
+    for (const auto& rl : {std::pair<index_t, index_t>{300, 20}, {64, 1000}, {5, 4000}, {2, 70001}, {300, 6000}})
       rows_case<Tg, float>(g, rl.first, rl.second);
     rows_case<Tg, double>(g, 7, 5000);
   });

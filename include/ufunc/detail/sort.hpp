@@ -230,13 +230,13 @@ topk_rows<T, Target> topk_along(const array_view<const T, Target>& x, index_t k,
   array<index_t, Target> i(ks, s);
   const index_t L = x.shape()[axis];
   bool done = v.size() == 0;
-  if constexpr (sort_backend<Target>::select_below > 0) {
-    // A backend with a selection (the host's partial sort) and a small k: no full sort.
-    if (!done && k <= L / sort_backend<Target>::select_below) {
-      const auto keys = keys_along(x, axis, s);
-      sort_backend<Target>::select(keys.data, keys.rows, L, k, v.data(), i.data(), largest, s);
-      done = true;
-    }
+  // A small k where the backend selects (the host's partial sort, the GPU's
+  // per-row register lists): no full sort. A backend that canonicalises NaN keys
+  // itself (select_raw_keys) reads contiguous rows of x as they are.
+  if (!done && sort_backend<Target>::template selects<T>(k, L, v.size() / k)) {
+    const auto keys = keys_along(x, axis, s, sort_backend<Target>::select_raw_keys);
+    sort_backend<Target>::select(keys.data, keys.rows, L, k, v.data(), i.data(), largest, s);
+    done = true;
   }
   if (!done) {  // the first k of each fully sorted row
     auto r = sort_rows(x, axis, true, largest, s);

@@ -22,6 +22,7 @@
 // does not want it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 
@@ -35,6 +36,7 @@
 #  include <cub/device/device_for.cuh>
 #  include <cub/device/device_radix_sort.cuh>
 #  include <cub/device/device_segmented_sort.cuh>
+#  include "kernels/topk_select.cuh"
 #  include <cuda/std/cstring>
 #  include <thrust/iterator/counting_iterator.h>
 #  include <thrust/iterator/transform_iterator.h>
@@ -130,6 +132,36 @@ template <>
 struct sort_bits<8> {
   using type = unsigned long long;
 };
+/// topk's 32-bit order key of a key of at most 4 bytes (smaller first): floats as
+/// sort_ordered_bits orders them (NaN canonical, above +inf; -0.0 as +0.0),
+/// signed integers with the sign bit flipped, unsigned and bool as they are;
+/// all bits inverted for a descending order (NaN first).
+template <class T>
+struct topk_key {
+  bool descending;
+  __device__ unsigned operator()(T v) const {
+    using U = typename sort_bits<sizeof(T) < 2 ? 2 : sizeof(T)>::type;
+    unsigned u;
+    if constexpr (element_traits<T>::is_floating) {
+      if (is_nan(v)) v = cuda::std::numeric_limits<T>::quiet_NaN();
+      U b;
+      ::cuda::std::memcpy(&b, &v, sizeof(U));
+      constexpr U sign = U(U(1) << (8 * sizeof(U) - 1));
+      if (b == sign) b = 0;
+      u = static_cast<unsigned>((b & sign) ? U(~b) : U(b | sign));
+    } else if constexpr (std::is_signed_v<T>) {
+      u = static_cast<unsigned>(static_cast<long long>(v) - static_cast<long long>(cuda::std::numeric_limits<T>::min()));
+    } else {
+      u = static_cast<unsigned>(v);
+    }
+    return descending ? ~u : u;
+  }
+};
+/// topk's values: the key, NaNs canonical (as detail/sort.hpp's key prep makes them).
+template <class T>
+struct topk_value {
+  __device__ T operator()(T v) const { return is_nan(v) ? cuda::std::numeric_limits<T>::quiet_NaN() : v; }
+};
 #endif
 
 template <class Target>
@@ -137,8 +169,43 @@ struct sort_backend;
 
 template <>
 struct sort_backend<target::cuda> {
-  /// No selection: topk sorts every row in full (detail/sort.hpp's topk_along).
-  static constexpr index_t select_below = 0;
+  /// topk takes select() (a row per block, kernels/topk_select.cuh) for keys of
+  /// at most 4 bytes, k <= 32 and k <= L / 8, over rows of at most 2^16 keys,
+  /// and at least 256 of them unless they hold at most 4096 (a block per row
+  /// needs rows to fill the GPU, and a long row is one SM's work); otherwise it
+  /// sorts every row in full (detail/sort.hpp's topk_along).
+  static constexpr index_t select_max_k = 32;  // kernels/topk_select.cuh's register list
+  template <class T>
+  static bool selects(index_t k, index_t L, index_t rows) {
+    return sizeof(T) <= 4 && k <= select_max_k && k <= L / 8 && L <= (index_t(1) << 16) && (rows >= 256 || L <= 4096);
+  }
+  /// select() reads x's contiguous rows as they are (its keys canonicalise NaNs).
+  static constexpr bool select_raw_keys = true;
+
+  /// The first k of each of `rows` rows of L keys in the stable order
+  /// (ascending with NaN last, or descending with NaN first; ties: the lower
+  /// position first), values (NaNs canonical) into vals, positions into idx.
+  /// Precondition: selects<T>(k, L).
+  template <class T>
+  static void select(const T* keys, index_t rows, index_t L, index_t k, T* vals, index_t* idx, bool descending,
+                     stream_ref s) {
+#if defined(__CUDACC__)
+    static_assert(select_max_k == topk_select_k, "cuda/sort.hpp: select_max_k is the kernel's list length");
+    if constexpr (sizeof(T) <= 4) {  // selects() is false for wider keys: no kernel for them
+      if (rows == 0) return;
+      const auto kernel = topk_select_kernel<topk_select_block, topk_select_k, T, topk_key<T>, topk_value<T>>;
+      const unsigned grid = static_cast<unsigned>(std::min<index_t>(rows, index_t(1) << 30));
+      kernel<<<grid, topk_select_block, 0, s.get()>>>(keys, rows, L, static_cast<int>(k), vals, idx,
+                                                      topk_key<T>{descending}, topk_value<T>{});
+      UFUNC_CUDA_CHECK(cudaGetLastError());
+    } else {
+      (void)keys, (void)rows, (void)L, (void)k, (void)vals, (void)idx, (void)descending, (void)s;
+    }
+#else
+    (void)keys, (void)rows, (void)L, (void)k, (void)vals, (void)idx, (void)descending, (void)s;
+    cuda_launch::require_nvcc<T>();
+#endif
+  }
   /// Floating keys only, several rows: detail/sort.hpp hands x's contiguous
   /// rows to run_float_rows, which makes the key copy itself (NaNs as +inf,
   /// counted in the same pass), instead of its canonical key-prep copy.

@@ -92,10 +92,16 @@ struct sort_backend<target::host> {
     else host::parallel_n(rows, row);
   }
 
-  /// topk takes select() when k <= L / select_below (0: the backend has none).
   /// No float-key copy of its own: run takes the caller's canonical key-prep copy.
   static constexpr bool float_rows_prep = false;
   static constexpr index_t select_below = 8;
+  /// topk takes select() when k <= L / select_below, for every key type.
+  template <class T>
+  static bool selects(index_t k, index_t L, index_t) {
+    return k <= L / select_below;
+  }
+  /// select() takes the canonical key-prep copy.
+  static constexpr bool select_raw_keys = false;
   /// The first k of each row in the stable order (ascending, or descending with
   /// NaN first; ties: the lower position first) by a partial sort of the
   /// positions under that total order: O(L log k) a row. Values into vals,
