@@ -159,11 +159,18 @@ class reducer {
     // std::vector and pinned_array inputs of a CUDA build reduce on the device:
     // every kind (reduce, map_reduce, sum, prod, min, max, mean, argmin,
     // argmax), with or without out, streams them in chunks (streamed() below).
+    // (Not when a lazy random leaf is pinned to the host: its draws are the
+    // host's, so the reduction stays there, reading pinned memory in place.)
+    constexpr bool host_draws =
+        ((is_pinned_computed_v<std::tuple_element_t<I, In>> &&
+          std::is_same_v<typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::target_type, target::host>) ||
+         ...);
     constexpr bool to_device =
-        cuda_backend && ((arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
-                          is_pinned<bare_t<std::tuple_element_t<I, In>>>::value ||
-                          (HostStreams && host_array_arg<std::tuple_element_t<I, In>>())) ||
-                         ...);
+        cuda_backend && !host_draws &&
+        ((arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
+          is_pinned<bare_t<std::tuple_element_t<I, In>>>::value ||
+          (HostStreams && host_array_arg<std::tuple_element_t<I, In>>())) ||
+         ...);
     constexpr bool host_arrays = !HostStreams && (host_array_arg<std::tuple_element_t<I, In>>() || ...);
     static_assert(ct::consistent || (to_device && !host_arrays),
                   "ufunc reduction: the array inputs live in different targets' memory");
@@ -344,10 +351,14 @@ class reducer {
           constexpr std::size_t i = decltype(idx)::value;
           using A = bare_t<std::tuple_element_t<i, In>>;
           using tr = arg_traits<A>;
-          if constexpr (tr::is_array || tr::is_vector)
+          if constexpr (is_computed_arg_v<A>) {  // no memory: the same draws, from the chunk's first element
+            const chunk_operand co = chunk_of(p, sop[1 + i], 1 + i, c);
+            return std::get<i>(in).part(co.host_begin, co.shp, co.strides);
+          } else if constexpr (tr::is_array || tr::is_vector) {
             return view_of(1 + i, static_cast<const typename tr::value_type*>(ptr[1 + i]));
-          else
+          } else {
             return std::get<i>(in);
+          }
         };
         const bool fold = p.partial && c > 0;
         Acc* dst = fold ? parts[static_cast<std::size_t>(c % p.buffers)].data() : static_cast<Acc*>(ptr[0]);
@@ -428,7 +439,8 @@ class reducer {
   auto run(const std::tuple<A...>& in, const detail::controls& o, const Outs& outs) const {
     using namespace detail;
     constexpr std::size_t nin = sizeof...(A);
-    static_assert((arg_traits<bare_t<A>>::is_array || ...) || (arg_traits<bare_t<A>>::is_vector || ...),
+    static_assert((arg_traits<bare_t<A>>::is_array || ...) || (arg_traits<bare_t<A>>::is_vector || ...) ||
+                      (is_computed_arg_v<A> || ...),
                   "ufunc: a reduction needs at least one array input");
     using M = std::decay_t<std::invoke_result_t<const Map&, typename arg_traits<bare_t<A>>::value_type...>>;
     using kt = kind_traits<Kind, AccOverride, Op, M>;
