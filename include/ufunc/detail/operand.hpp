@@ -83,6 +83,11 @@ struct in_computed {
     gen.template values<V>(base + static_cast<std::uint64_t>(off), r.v);
     return r;
   }
+  /// load_vec's V elements written to `out` (the host's tiles of made values).
+  template <int V, class O>
+  UFUNC_HD void load_into(O off, value_type* out) const {
+    gen.template values<V>(base + static_cast<std::uint64_t>(off), out);
+  }
 };
 
 /// True for an operand computed from its offset (in_computed): it has no pointer.

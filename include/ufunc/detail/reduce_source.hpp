@@ -199,6 +199,11 @@ struct map_source {
   /// is also contiguous, an engine may read it through a plain pointer (CUB).
   static constexpr bool contiguous_candidate =
       NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && !Lift::uses_index && !has_computed;
+  /// One computed input: where its reduced elements are contiguous, the host
+  /// makes them a tile at a time as they are read (host/reduce.hpp's
+  /// computed_reader), from the operand at the output's base.
+  static constexpr bool computed_candidate = NIN == 1 && has_computed;
+  auto computed_input(const base_t& b) const { return cuda::std::get<0>(ins).rebased(b.off[0]); }
   static constexpr bool dense = Dense && contiguous_candidate;
   /// argmin/argmax of one array input: when it is contiguous, the row kernels
   /// may read it through a plain pointer (dense_row_source).
