@@ -159,18 +159,11 @@ class reducer {
     // std::vector and pinned_array inputs of a CUDA build reduce on the device:
     // every kind (reduce, map_reduce, sum, prod, min, max, mean, argmin,
     // argmax), with or without out, streams them in chunks (streamed() below).
-    // (Not when a lazy random leaf is pinned to the host: its draws are the
-    // host's, so the reduction stays there, reading pinned memory in place.)
-    constexpr bool host_draws =
-        ((is_pinned_computed_v<std::tuple_element_t<I, In>> &&
-          std::is_same_v<typename arg_traits<bare_t<std::tuple_element_t<I, In>>>::target_type, target::host>) ||
-         ...);
     constexpr bool to_device =
-        cuda_backend && !host_draws &&
-        ((arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
-          is_pinned<bare_t<std::tuple_element_t<I, In>>>::value ||
-          (HostStreams && host_array_arg<std::tuple_element_t<I, In>>())) ||
-         ...);
+        cuda_backend && ((arg_traits<bare_t<std::tuple_element_t<I, In>>>::is_vector ||
+                          is_pinned<bare_t<std::tuple_element_t<I, In>>>::value ||
+                          (HostStreams && host_array_arg<std::tuple_element_t<I, In>>())) ||
+                         ...);
     constexpr bool host_arrays = !HostStreams && (host_array_arg<std::tuple_element_t<I, In>>() || ...);
     static_assert(ct::consistent || (to_device && !host_arrays),
                   "ufunc reduction: the array inputs live in different targets' memory");
