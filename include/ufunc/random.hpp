@@ -13,6 +13,7 @@
 #include "array.hpp"
 #include "config.hpp"
 #include "error.hpp"
+#include "expression.hpp"
 #include "parallel_for.hpp"
 #include "shape.hpp"
 #include "sharded.hpp"
@@ -221,6 +222,45 @@ template <class T, class Tg>
 void fill_integers(array_view<T, Tg> v, std::uint64_t seed, std::uint64_t first, T low, T high, stream_ref st = {}) {
   detail::check_integer(low, high, "ufunc::random::fill_integers");
   detail::fill_view(v, first, detail::integer_draw<T>{seed, low, high}, st, "ufunc::random::fill_integers");
+}
+
+/// Lazy leaves: `lazy_uniform<T>(s, seed[, low, high])`, `lazy_normal<T>(s,
+/// seed[, mean, stddev])` and `lazy_integers<T>(s, seed, low, high)` are
+/// expressions (expression.hpp) of shape `s` whose element i (row-major) is
+/// element i of `uniform<T>(s, seed, ...)` (`normal`, `integers`) with the same
+/// arguments, bit for bit on the target that evaluates them, computed where it
+/// is used: in operators, `f.lazy(...)`, eager calls, `evaluate` and every
+/// reduction, with no array of draws (`ufunc::sum(lazy_normal<float>(shape{n},
+/// seed) * 10.0f)` reads and writes no memory of n elements). Broadcast as an
+/// array of shape `s`: along a broadcast dim each draw repeats. `Target`: void
+/// (the default) gives the leaf no target of its own: it runs on the target of
+/// the arrays it meets, host or device, and alone (or with scalars only) on the
+/// build's device, as any expression without arrays; a target pins it there
+/// (an array of another target in the same expression is then a compile-time
+/// error, as for arrays). The arguments are checked here, before anything runs:
+/// `stddev < 0` and `low >= high` are value_errors, as for the arrays.
+template <class T = float, class Target = void>
+auto lazy_uniform(const shape& s, std::uint64_t seed, T low = T(0), T high = T(1)) {
+  detail::check_float<T>("ufunc::random::lazy_uniform");
+  using W = detail::draw_t<T>;
+  using D = detail::uniform_draw<T>;
+  return ufunc::detail::computed_expression<Target>(detail::draw_gen<T, D>{D{seed, W(low), W(W(high) - W(low))}}, s,
+                                                    "lazy_uniform");
+}
+template <class T = float, class Target = void>
+auto lazy_normal(const shape& s, std::uint64_t seed, T mean = T(0), T stddev = T(1)) {
+  detail::check_float<T>("ufunc::random::lazy_normal");
+  detail::check_stddev(stddev, "ufunc::random::lazy_normal");
+  using W = detail::draw_t<T>;
+  using D = detail::normal_draw<T>;
+  return ufunc::detail::computed_expression<Target>(detail::draw_gen<T, D>{D{seed, W(mean), W(stddev)}}, s,
+                                                    "lazy_normal");
+}
+template <class T = std::int64_t, class Target = void>
+auto lazy_integers(const shape& s, std::uint64_t seed, T low, T high) {
+  detail::check_integer(low, high, "ufunc::random::lazy_integers");
+  using D = detail::integer_draw<T>;
+  return ufunc::detail::computed_expression<Target>(detail::draw_gen<T, D>{D{seed, low, high}}, s, "lazy_integers");
 }
 
 /// Sharded arrays over `set` (sharded.hpp): each shard holds the draws at its

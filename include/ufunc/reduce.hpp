@@ -344,10 +344,14 @@ class reducer {
           constexpr std::size_t i = decltype(idx)::value;
           using A = bare_t<std::tuple_element_t<i, In>>;
           using tr = arg_traits<A>;
-          if constexpr (tr::is_array || tr::is_vector)
+          if constexpr (is_computed_arg_v<A>) {  // no memory: the same draws, from the chunk's first element
+            const chunk_operand co = chunk_of(p, sop[1 + i], 1 + i, c);
+            return std::get<i>(in).part(co.host_begin, co.shp, co.strides);
+          } else if constexpr (tr::is_array || tr::is_vector) {
             return view_of(1 + i, static_cast<const typename tr::value_type*>(ptr[1 + i]));
-          else
+          } else {
             return std::get<i>(in);
+          }
         };
         const bool fold = p.partial && c > 0;
         Acc* dst = fold ? parts[static_cast<std::size_t>(c % p.buffers)].data() : static_cast<Acc*>(ptr[0]);
@@ -428,7 +432,8 @@ class reducer {
   auto run(const std::tuple<A...>& in, const detail::controls& o, const Outs& outs) const {
     using namespace detail;
     constexpr std::size_t nin = sizeof...(A);
-    static_assert((arg_traits<bare_t<A>>::is_array || ...) || (arg_traits<bare_t<A>>::is_vector || ...),
+    static_assert((arg_traits<bare_t<A>>::is_array || ...) || (arg_traits<bare_t<A>>::is_vector || ...) ||
+                      (is_computed_arg_v<A> || ...),
                   "ufunc: a reduction needs at least one array input");
     using M = std::decay_t<std::invoke_result_t<const Map&, typename arg_traits<bare_t<A>>::value_type...>>;
     using kt = kind_traits<Kind, AccOverride, Op, M>;

@@ -35,6 +35,7 @@
 #include "../shape.hpp"
 #include "../stream.hpp"
 #include "arg_traits.hpp"
+#include "computed.hpp"
 #include "element.hpp"
 #include "layout.hpp"
 #include "operand.hpp"
@@ -229,13 +230,14 @@ auto out_views(const A&... a) {
 
 /// The target of a call: that of its array arguments (all must agree, see
 /// `consistent`), or the build's device when there are none (host containers
-/// are then copied there).
+/// are then copied there). A computed argument pinned to a target counts as an
+/// array of that target; an unpinned one as nothing (it runs anywhere).
 template <class... A>
 struct common_target {
   template <class X>
   using tg = typename arg_traits<bare_t<X>>::target_type;
   template <class X>
-  static constexpr bool is_arr = arg_traits<bare_t<X>>::is_array;
+  static constexpr bool is_arr = arg_traits<bare_t<X>>::is_array || is_pinned_computed_v<X>;
   template <class Acc, class X>
   using pick = std::conditional_t<std::is_void_v<Acc> && is_arr<X>, tg<X>, Acc>;
   template <class Acc, class... X>
@@ -268,12 +270,15 @@ auto stage(const A& a, stream_ref s) {
     return a;
 }
 
-/// An argument's memory layout (is_array false for a scalar).
+/// An argument's memory layout (is_array false for a scalar; a computed array's
+/// is an array's with no memory, computed.hpp).
 template <class A>
 operand_layout layout_of(const A& a) {
   using B = arg_traits<A>;
   operand_layout l;
-  if constexpr (B::is_array) {
+  if constexpr (is_computed_arg_v<A>) {
+    l = a.layout();
+  } else if constexpr (B::is_array) {
     const auto v = a.view();
     l.is_array = true;
     l.data = v.data();
@@ -300,12 +305,14 @@ std::array<operand_layout, sizeof...(A)> layouts_of(const std::tuple<A...>& t) {
   return layouts_of(t, std::index_sequence_for<A...>{});
 }
 
-/// An argument as a kernel operand (see operand.hpp): its elements, or its value
-/// broadcast everywhere.
+/// An argument as a kernel operand (see operand.hpp): its elements (in memory,
+/// or computed), or its value broadcast everywhere.
 template <class A>
 auto operand_of(const A& a) {
   using B = arg_traits<A>;
-  if constexpr (B::is_array || B::is_vector)
+  if constexpr (is_computed_arg_v<A>)
+    return a.operand();
+  else if constexpr (B::is_array || B::is_vector)
     return in_ptr<typename B::value_type>{a.data()};
   else
     return in_value<A>{a};

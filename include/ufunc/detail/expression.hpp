@@ -18,6 +18,7 @@
 #include "../shape.hpp"
 #include "../stream.hpp"
 #include "arg_traits.hpp"
+#include "computed.hpp"
 #include "expr_tree.hpp"
 #include "memory.hpp"
 
@@ -114,11 +115,18 @@ auto part_of(A&& a) {
   }
 }
 
-/// A part that is one host-memory array leaf (a host array or view, a
-/// pinned_array, or ufunc::lazy of one): a device expression streams it.
+/// A part that is one computed leaf (a lazy random leaf; computed.hpp).
 template <class P>
-inline constexpr bool host_leaf_part =
-    std::is_same_v<typename P::target_type, target::host> && std::is_same_v<typename P::fn_type, leaf_fn>;
+struct computed_part : std::false_type {};
+template <class Tg, class L>
+struct computed_part<node_part<leaf_fn, Tg, L>> : is_computed_leaf<L> {};
+/// A part that is one host-memory array leaf (a host array or view, a
+/// pinned_array, or ufunc::lazy of one): a device expression streams it. A
+/// computed leaf pinned to the host has no memory to stream: its target must
+/// agree with the node's, as a function's.
+template <class P>
+inline constexpr bool host_leaf_part = std::is_same_v<typename P::target_type, target::host> &&
+                                       std::is_same_v<typename P::fn_type, leaf_fn> && !computed_part<P>::value;
 /// A target with its own memory apart from the host's (CUDA builds only).
 template <class Tg>
 inline constexpr bool device_memory_target = !std::is_void_v<Tg> && !std::is_same_v<Tg, target::host>;
@@ -198,6 +206,15 @@ void order_frees_after(const E& e, stream_ref s) {
         (one(l), ...);
       },
       e.leaves());
+}
+
+/// The leaf expression of the computed array of shape `s` whose element i
+/// (row-major) is g.value(i): on Target (void: none of its own, it joins any).
+template <class Target, class Gen>
+auto computed_expression(const Gen& g, const ufunc::shape& s, const char* name) {
+  using L = computed_leaf<Gen, Target>;
+  return expression<Target, leaf_fn, L>(leaf_fn{}, std::make_tuple(L{computed_view<Gen, Target>::whole(g, s)}), s,
+                                        name);
 }
 
 /// `x` as an expression: itself if it is one, else a leaf.

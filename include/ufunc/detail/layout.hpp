@@ -16,9 +16,14 @@
 namespace ufunc::detail {
 
 /// One operand as the planner sees it: an array (base pointer, shape, strides in
-/// elements) or a broadcast value (no memory).
+/// elements) or a broadcast value (no memory). A computed array (a lazy random
+/// leaf, operand.hpp's in_computed) has a shape and strides like any array, so
+/// broadcasting, merging and the kernels' walks treat it as one, and no memory:
+/// `computed` is set and `data` is computed_origin() (16-byte aligned, never
+/// read), so it overlaps nothing and passes every alignment test.
 struct operand_layout {
   bool is_array = false;
+  bool computed = false;
   const void* data = nullptr;
   std::size_t elem_size = 0;
   shape shp;
@@ -36,6 +41,14 @@ inline operand_layout contiguous_layout(const void* data, std::size_t elem_size,
   const auto cs = contiguous_strides(s);
   std::copy(cs.begin(), cs.end(), l.strides.begin());
   return l;
+}
+
+/// The data address of every computed layout: a real, aligned address (pointer
+/// arithmetic on it, as a stream plan's rebasing does, stays defined), whose
+/// bytes nothing reads.
+inline const void* computed_origin() {
+  alignas(64) static const unsigned char origin[64] = {};
+  return origin;
 }
 
 template <int NOPS>
@@ -160,7 +173,7 @@ nd_plan<NOPS, Idx> make_plan(const merged_layout<NOPS>& m) {
 
 /// True when two array operands describe exactly the same elements in the same order.
 inline bool same_elements(const operand_layout& a, const operand_layout& b) {
-  if (a.data != b.data || a.elem_size != b.elem_size || a.shp != b.shp) return false;
+  if (a.computed || b.computed || a.data != b.data || a.elem_size != b.elem_size || a.shp != b.shp) return false;
   for (int d = 0; d < a.shp.size(); ++d)
     if (a.shp[d] != 1 && a.strides[static_cast<std::size_t>(d)] != b.strides[static_cast<std::size_t>(d)]) return false;
   return true;
@@ -201,7 +214,7 @@ inline bool no_internal_overlap(const operand_layout& op) {
 /// Past `max_work` steps the answer is "may overlap", which callers treat as
 /// overlap.
 inline bool may_overlap(const operand_layout& a, const operand_layout& b, long max_work = 1L << 16) {
-  if (!a.is_array || !b.is_array || a.shp.count() == 0 || b.shp.count() == 0) return false;
+  if (!a.is_array || !b.is_array || a.computed || b.computed || a.shp.count() == 0 || b.shp.count() == 0) return false;
   struct term {
     std::intptr_t c, lo, hi;  // coefficient > 0, value range
   };

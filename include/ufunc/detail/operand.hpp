@@ -13,6 +13,17 @@
 //     (elements from the operand's base; O is the plan's 32- or 64-bit offset type);
 //   - `UFUNC_HD Op rebased(index_t off) const`: the operand moved by `off` elements
 //     (row kernels rebase once per row, then load at small offsets).
+// An array operand is either memory (in_ptr: the kernels' vector paths read
+// its pointer `p` directly) or computed (`static constexpr bool computed =
+// true`, in_computed below: a lazy random leaf): its element at offset `off`
+// is a function of its base plus `off`, there is no pointer, and it adds
+//   - `UFUNC_HD vec_reg<value_type, V> load_vec<V>(O off) const`: the V elements
+//     from `off` on (a generator makes them together: one Philox block per four
+//     floats, where V loads would make four).
+// Every kernel that reads `p` tests `is_computed_v<Op>` and reads such an
+// operand through load / load_vec instead (operand_base / operand_read below);
+// the engines whose pointer paths have no such test (CUB's reduction, the
+// host's contiguous readers) are steered away by the reduction source.
 // How an operand is walked (contiguous with vector loads, broadcast, strided) and
 // whether it is aligned for vector access are decided on the host from its
 // `operand_layout` (layout.hpp: data pointer, element size, shape, strides) and
@@ -24,6 +35,7 @@
 
 #include <cuda/std/tuple>
 #include <cuda/std/utility>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -48,6 +60,61 @@ struct in_ptr {
   UFUNC_HD T load(O off) const { return p[off]; }
   UFUNC_HD in_ptr rebased(index_t off) const { return {p + off}; }
 };
+
+/// An array operand whose elements are computed from their offset (no memory):
+/// `Gen` has `value_type`, `value(i)` (element i of the generator's own index
+/// space) and `values<V>(i, out)` (elements i .. i + V - 1). `base` is the
+/// index of the element at offset 0; offsets are in elements, as for in_ptr.
+template <class Gen>
+struct in_computed {
+  using value_type = typename Gen::value_type;
+  static constexpr bool is_array = true;
+  static constexpr bool computed = true;
+  Gen gen;
+  std::uint64_t base;
+  template <class O>
+  UFUNC_HD value_type load(O off) const {
+    return gen.value(base + static_cast<std::uint64_t>(off));  // (mod 2^64: a negative off steps back)
+  }
+  UFUNC_HD in_computed rebased(index_t off) const { return {gen, base + static_cast<std::uint64_t>(off)}; }
+  template <int V, class O>
+  UFUNC_HD vec_reg<value_type, V> load_vec(O off) const {
+    vec_reg<value_type, V> r;
+    gen.template values<V>(base + static_cast<std::uint64_t>(off), r.v);
+    return r;
+  }
+  /// load_vec's V elements written to `out` (the host's tiles of made values).
+  template <int V, class O>
+  UFUNC_HD void load_into(O off, value_type* out) const {
+    gen.template values<V>(base + static_cast<std::uint64_t>(off), out);
+  }
+};
+
+/// True for an operand computed from its offset (in_computed): it has no pointer.
+template <class Op, class = void>
+struct is_computed : std::false_type {};
+template <class Op>
+struct is_computed<Op, std::enable_if_t<Op::computed>> : std::true_type {};
+template <class Op>
+inline constexpr bool is_computed_v = is_computed<Op>::value;
+
+/// Where a kernel reads array operand `op` from offset `off` on: a pointer into
+/// its memory, or (computed) the operand rebased; operand_read(b, i) is its
+/// element i from there. For memory these are exactly `op.p + off` and `b[i]`.
+template <class Op>
+UFUNC_HD auto operand_base(const Op& op, index_t off) {
+  if constexpr (is_computed_v<Op>)
+    return op.rebased(off);
+  else
+    return op.p + off;
+}
+template <class B, class I>
+UFUNC_HD auto operand_read(const B& b, I i) {
+  if constexpr (std::is_pointer_v<B>)
+    return b[i];
+  else
+    return b.load(i);
+}
 
 /// An input broadcast everywhere (a scalar argument).
 template <class T>

@@ -57,6 +57,23 @@ UFUNC_HD inline void box_muller(std::uint32_t x, std::uint32_t y, float* a, floa
   *a *= s;
   *b *= s;
 }
+/// One of box_muller's two values, `second` choosing b: the same operations on
+/// the same words, so bit for bit the value box_muller gives (a lazy leaf's
+/// element alone needs one sine or cosine, not both).
+UFUNC_HD inline float box_muller_one(std::uint32_t x, std::uint32_t y, bool second) {
+  const float u = to_uniform(x);
+  const float v = y * (2.3283064e-10f * 6.2831855f) + ((2.3283064e-10f * 6.2831855f) / 2);
+  const float s = sqrtf(-2.0f * logf(u));
+#if defined(__CUDA_ARCH__)
+  float a, b;
+  __sincosf(v, &a, &b);
+  float r = second ? b : a;
+#else
+  float r = second ? cosf(v) : sinf(v);
+#endif
+  r *= s;
+  return r;
+}
 /// Philox4x32-10's ten rounds (philox4x32_10).
 UFUNC_HD inline words philox_rounds(words c, std::uint32_t k0, std::uint32_t k1) {
   for (int r = 0; r < 9; ++r) {
@@ -95,6 +112,23 @@ UFUNC_HD inline void box_muller_double(const words& o, double* a, double* b) {
 #endif
   *a *= s;
   *b *= s;
+}
+/// One of box_muller_double's two values (`second`: b), bit for bit.
+UFUNC_HD inline double box_muller_double_one(const words& o, bool second) {
+  const std::uint64_t zx = static_cast<std::uint64_t>(o.x) ^ (static_cast<std::uint64_t>(o.y) << 21);
+  const std::uint64_t zy = static_cast<std::uint64_t>(o.z) ^ (static_cast<std::uint64_t>(o.w) << 21);
+  const double u = static_cast<double>(zx) * 1.1102230246251565e-16 + (1.1102230246251565e-16 / 2.0);
+  const double v = static_cast<double>(zy) * (1.1102230246251565e-16 * 2.0) + 1.1102230246251565e-16;
+  const double s = sqrt(-2.0 * log(u));
+#if defined(__CUDA_ARCH__)
+  double a, b;
+  sincospi(v, &a, &b);
+  double r = second ? b : a;
+#else
+  double r = second ? cos(v * 3.1415926535897932) : sin(v * 3.1415926535897932);
+#endif
+  r *= s;
+  return r;
 }
 /// The high 64 bits of a 128-bit product.
 UFUNC_HD inline std::uint64_t mulhi64(std::uint64_t a, std::uint64_t b) {
@@ -143,6 +177,16 @@ struct uniform_draw {
       for (int l = 0; l < 4; ++l) v[l] = ufunc::detail::convert<T>(low + scale * to_uniform(w[l]));
     }
   }
+  /// Element i alone (the value block() gives it, bit for bit).
+  UFUNC_HD T value(std::uint64_t i) const {
+    if constexpr (std::is_same_v<T, double>) {
+      const words o = philox_block(seed, i / 2);
+      return low + scale * ((i & 1) ? to_uniform_double(o.z, o.w) : to_uniform_double(o.x, o.y));
+    } else {
+      const words o = block_at(seed, i);
+      return ufunc::detail::convert<T>(low + scale * to_uniform(lane(o, static_cast<unsigned>(i & 3))));
+    }
+  }
 };
 template <class T>
 struct normal_draw {
@@ -166,6 +210,17 @@ struct normal_draw {
       for (int l = 0; l < 4; ++l) v[l] = ufunc::detail::convert<T>(mean + stddev * z[l]);
     }
   }
+  /// Element i alone: one Box-Muller value (the value block() gives it).
+  UFUNC_HD T value(std::uint64_t i) const {
+    if constexpr (std::is_same_v<T, double>) {
+      return mean + stddev * box_muller_double_one(philox_block(seed, i / 2), (i & 1) != 0);
+    } else {
+      const words o = block_at(seed, i);
+      const bool second_pair = (i & 2) != 0;
+      const float z = box_muller_one(second_pair ? o.z : o.x, second_pair ? o.w : o.y, (i & 1) != 0);
+      return ufunc::detail::convert<T>(mean + stddev * z);
+    }
+  }
 };
 template <class T>
 struct integer_draw {
@@ -173,6 +228,59 @@ struct integer_draw {
   std::uint64_t seed;
   T low, high;
   UFUNC_HD void block(std::uint64_t b, T* v) const { v[0] = integer_value<T>(seed, b, low, high); }
+  UFUNC_HD T value(std::uint64_t i) const { return integer_value<T>(seed, i, low, high); }
+};
+
+/// A draw kind as a generator of computed operands (detail/operand.hpp's
+/// in_computed, the lazy leaves): element i is the fill's draw i. values<V>
+/// makes V consecutive elements from whole Philox blocks where they start a
+/// block (one block per four floats, as the fill: V / per_block blocks, or one
+/// block and a choice of its values when V is smaller), else element by element.
+template <class T, class Draw>
+struct draw_gen {
+  using value_type = T;
+  Draw draw;
+  UFUNC_HD T value(std::uint64_t i) const { return draw.value(i); }
+  template <int V>
+  UFUNC_HD void values(std::uint64_t i, T* out) const {
+    constexpr int K = Draw::per_block;
+    if constexpr (V % K == 0) {
+      if (i % K == 0) {
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+        for (int b = 0; b < V / K; ++b) draw.block(i / K + static_cast<std::uint64_t>(b), out + b * K);
+        return;
+      }
+    } else if constexpr (K % V == 0) {
+      if (i % V == 0) {
+        T v[K];
+        draw.block(i / K, v);
+        const unsigned first = static_cast<unsigned>(i % K);
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+        for (int j = 0; j < V; ++j) out[j] = pick<K>(v, first + static_cast<unsigned>(j));
+        return;
+      }
+    }
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int j = 0; j < V; ++j) out[j] = draw.value(i + static_cast<std::uint64_t>(j));
+  }
+
+ private:
+  /// v[l] by selects (a run-time index into a register array would go to local memory).
+  template <int K>
+  static UFUNC_HD T pick(const T* v, unsigned l) {
+    T r = v[0];
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int k = 1; k < K; ++k) r = l == static_cast<unsigned>(k) ? v[k] : r;
+    return r;
+  }
 };
 /// One Philox block's values, aligned so that a full block is one store (16
 /// bytes for float and double: four 4-byte stores a thread halved the fill's

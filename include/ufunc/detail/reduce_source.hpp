@@ -186,27 +186,42 @@ struct map_source {
     return (cuda::std::tuple_element_t<K, Ins>::is_array && ...);
   }
 
-  /// One array input and a map that needs no index: when that input is also
-  /// contiguous, an engine may read it through a plain pointer (CUB).
+  /// Any input computed from its index (a lazy random leaf, operand.hpp): it has
+  /// no pointer, so the pointer paths below (CUB, the dense argmin/argmax rows,
+  /// the host's contiguous readers) never take it; the row, column and pairwise
+  /// engines read it through load / load_vec.
+  template <std::size_t... K>
+  static constexpr bool any_computed(std::index_sequence<K...>) {
+    return (is_computed_v<cuda::std::tuple_element_t<K, Ins>> || ...);
+  }
+  static constexpr bool has_computed = any_computed(std::make_index_sequence<NIN>{});
+  /// One array input in memory and a map that needs no index: when that input
+  /// is also contiguous, an engine may read it through a plain pointer (CUB).
   static constexpr bool contiguous_candidate =
-      NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && !Lift::uses_index;
+      NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && !Lift::uses_index && !has_computed;
+  /// One computed input: where its reduced elements are contiguous, the host
+  /// makes them a tile at a time as they are read (host/reduce.hpp's
+  /// computed_reader), from the operand at the output's base.
+  static constexpr bool computed_candidate = NIN == 1 && has_computed;
+  auto computed_input(const base_t& b) const { return cuda::std::get<0>(ins).rebased(b.off[0]); }
   static constexpr bool dense = Dense && contiguous_candidate;
   /// argmin/argmax of one array input: when it is contiguous, the row kernels
   /// may read it through a plain pointer (dense_row_source).
-  static constexpr bool arg_pointer_candidate =
-      NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array && Lift::uses_index && operand_set<Ins>::vec_width > 1;
+  static constexpr bool arg_pointer_candidate = NIN == 1 && cuda::std::tuple_element_t<0, Ins>::is_array &&
+                                                Lift::uses_index && operand_set<Ins>::vec_width > 1 && !has_computed;
   /// A buffer of partial results (second pass of a split reduction): no.
   static constexpr bool is_partial = false;
   UFUNC_HD auto first_pointer() const { return cuda::std::get<0>(ins).p; }
   /// Several inputs, every one an array, and a map that needs no index: where
   /// each input's reduced elements are contiguous, the host reads them through
-  /// plain pointers (unit_reader; a dot product's two inputs).
+  /// plain pointers (unit_reader; a dot product's two inputs; a computed input
+  /// through its rebased operand, element by element).
   static constexpr bool pointers_candidate = NIN > 1 && !Lift::uses_index && all_arrays(std::make_index_sequence<NIN>{});
   /// at(b, r) through pointers: the caller checked red.ndim == 1 and unit strides.
   template <std::size_t... K>
   auto unit_reader(const base_t& b, std::index_sequence<K...>) const {
-    return [this, ps = cuda::std::make_tuple((cuda::std::get<K>(ins).p + b.off[K])...)](index_t r) {
-      return lift(map(cuda::std::get<K>(ps)[r]...), r);
+    return [this, ps = cuda::std::make_tuple(operand_base(cuda::std::get<K>(ins), b.off[K])...)](index_t r) {
+      return lift(map(operand_read(cuda::std::get<K>(ps), r)...), r);
     };
   }
   /// This source as a dense_row_source (arg_pointer_candidate; the caller checked
@@ -232,7 +247,7 @@ struct map_source {
       return all_inputs([&](auto k, const auto& op) {
         const auto st = red.strides[k][0];
         if (st == 0) return true;
-        if (st != 1 || !aligned(op.p, V)) return false;
+        if (st != 1 || !aligned(op, V)) return false;
         for (int d = 0; d < kept.ndim; ++d)
           if (kept.strides[k][d] % V) return false;
         return true;
@@ -250,7 +265,7 @@ struct map_source {
       return all_inputs([&](auto k, const auto& op) {
         const auto st = kept.strides[k][kept.ndim - 1];
         if (st == 0) return true;
-        if (st != 1 || !aligned(op.p, V)) return false;
+        if (st != 1 || !aligned(op, V)) return false;
         for (int d = 0; d < kept.ndim - 1; ++d)
           if (kept.strides[k][d] % V) return false;
         for (int d = 0; d < red.ndim; ++d)
@@ -315,9 +330,16 @@ struct map_source {
       for (int k = 0; k < NIN; ++k) off[k] += b.off[k];
     }
   }
-  template <class T>
-  static bool aligned(const T* p, int V) {
-    return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * static_cast<std::size_t>(V)) == 0;
+  /// An array input's base aligned for V-wide vector loads (a computed one
+  /// makes its values: any base will do).
+  template <class Op>
+  static bool aligned(const Op& op, int V) {
+    if constexpr (is_computed_v<Op>) {
+      return true;
+    } else {
+      using T = typename Op::value_type;
+      return reinterpret_cast<std::uintptr_t>(op.p) % (sizeof(T) * static_cast<std::size_t>(V)) == 0;
+    }
   }
   /// pred(k, operand) for every array input k.
   template <class Pred>
@@ -344,7 +366,12 @@ struct map_source {
     using T = typename Op::value_type;
     const Op& op = cuda::std::get<K>(ins);
     vec_reg<T, V> x;
-    if constexpr (Op::is_array) {
+    if constexpr (is_computed_v<Op>) {  // made, not read: one Philox block per four floats
+      const index_t st = rstep ? red.strides[K][red.ndim - 1] : kept.strides[K][kept.ndim - 1];
+      if (st != 0) return op.template load_vec<V>(off[K]);
+      const T one = op.load(off[K]);
+      for (int j = 0; j < V; ++j) x.v[j] = one;
+    } else if constexpr (Op::is_array) {
       const index_t st = rstep ? red.strides[K][red.ndim - 1] : kept.strides[K][kept.ndim - 1];
       if (st != 0) return load_vec<T, V>(op.p + off[K]);
       const T one = op.p[off[K]];

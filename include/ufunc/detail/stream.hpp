@@ -36,17 +36,22 @@ inline stream_operand stream_operand_of(const operand_layout& l, bool host) {
   return o;
 }
 
+/// Input operand `op` for a chunk: its chunk data at `p`, or (computed: it has
+/// no memory, and stays on the device) itself moved to the chunk's first
+/// element, `begin` elements from its base (chunk_of's host_begin).
 template <class Op>
-auto rebind_operand(const Op& op, void* p) {
-  if constexpr (Op::is_array)
+auto rebind_operand(const Op& op, void* p, index_t begin) {
+  if constexpr (is_computed_v<Op>)
+    return op.rebased(begin);
+  else if constexpr (Op::is_array)
     return Op{static_cast<const typename Op::value_type*>(p)};
   else
     return op;
 }
 template <class... Ops, std::size_t... I>
-auto rebind_inputs(const cuda::std::tuple<Ops...>& ins, const std::vector<void*>& ptr, std::size_t first,
-                   std::index_sequence<I...>) {
-  return cuda::std::make_tuple(rebind_operand(cuda::std::get<I>(ins), ptr[first + I])...);
+auto rebind_inputs(const cuda::std::tuple<Ops...>& ins, const std::vector<void*>& ptr,
+                   const std::vector<index_t>& begin, std::size_t first, std::index_sequence<I...>) {
+  return cuda::std::make_tuple(rebind_operand(cuda::std::get<I>(ins), ptr[first + I], begin[first + I])...);
 }
 template <class... O, std::size_t... J>
 auto rebind_outputs(const cuda::std::tuple<O*...>&, const std::vector<void*>& ptr, std::index_sequence<J...>) {
@@ -86,15 +91,17 @@ void run_streamed(const char* name, const F& f, const shape& iter, const Outs& o
     pl::run(p, sop, io, base, s, [&](index_t c, const std::vector<void*>& ptr, stream_ref st) {
       const shape cs = p.chunk_shape(c);
       std::array<operand_layout, NOPS> cl = layouts;
+      std::vector<index_t> begin(NOPS, 0);
       for (std::size_t k = 0; k < NOPS; ++k) {
         if (!cl[k].is_array) continue;
         const chunk_operand co = chunk_of(p, sop[k], k, c);
-        cl[k].data = ptr[k];
+        if (!cl[k].computed) cl[k].data = ptr[k];  // (a computed one keeps its aligned origin)
         cl[k].shp = co.shp;
         cl[k].strides = co.strides;
+        begin[k] = co.host_begin;
       }
       const auto o = rebind_outputs(outs, ptr, std::make_index_sequence<nout>{});
-      const auto i = rebind_inputs(ins, ptr, nout, std::make_index_sequence<NOPS - nout>{});
+      const auto i = rebind_inputs(ins, ptr, begin, nout, std::make_index_sequence<NOPS - nout>{});
       run_elementwise<Target, R>(f, cs, o, i, cl, st);
     }, late);
   }

@@ -177,8 +177,42 @@ inline constexpr bool pointers_candidate_v = false;
 template <class Src>
 inline constexpr bool pointers_candidate_v<Src, std::enable_if_t<Src::pointers_candidate>> = true;
 
+template <class Src, class = void>
+inline constexpr bool computed_candidate_v = false;
+template <class Src>
+inline constexpr bool computed_candidate_v<Src, std::enable_if_t<Src::computed_candidate>> = true;
+
+/// The reduced elements of one computed input (a lazy random leaf) with unit
+/// stride, made `tile` at a time from whole Philox blocks as they are read:
+/// pairwise reads its range in increasing order, so each element is made once,
+/// a block per four floats (one per element through src.at). Holds its tile:
+/// one reader per thread (reduce() copies it into each work item).
+template <class Src, class Op>
+struct computed_reader {
+  static constexpr index_t tile = 64;
+  const Src* src;
+  Op op;  // at the output's base
+  mutable index_t lo = -tile;
+  mutable typename Op::value_type v[tile];
+  computed_reader(const Src* s, const Op& o) : src(s), op(o) {}
+  auto operator()(index_t r) const {
+    if (r < lo || r >= lo + tile) {
+      lo = r - static_cast<index_t>((op.base + static_cast<std::uint64_t>(r)) % 4);  // a block's first draw
+      op.template load_into<static_cast<int>(tile)>(lo, v);
+    }
+    return src->lift(src->map(v[r - lo]), r);
+  }
+};
+
 template <class Src, class Fn>
 void with_reader(const Src& src, const typename Src::base_t& b, const Fn& fn) {
+  if constexpr (computed_candidate_v<Src>) {
+    if (src.red.ndim == 1 && src.red.strides[0][0] == 1) {
+      using Op = std::decay_t<decltype(src.computed_input(b))>;
+      fn(computed_reader<Src, Op>(&src, src.computed_input(b)));
+      return;
+    }
+  }
   if constexpr (Src::contiguous_candidate) {
     if (src.red.ndim == 1 && src.red.strides[0][0] == 1) {
       const auto* const p = src.first_pointer() + b.off[0];
@@ -245,7 +279,11 @@ void reduce(const Src& src, index_t K, index_t R, bool rows_like, const Op& op, 
     host_temp<Acc> part(nchunks);  // before anything is written to out
     with_reader(src, b, [&](const auto& at) {
       parallel_n(
-          nchunks, [&](index_t c) { part[c] = pairwise<Acc>(at, c * chunk, std::min(R, (c + 1) * chunk), op); },
+          nchunks,
+          [&](index_t c) {
+            const auto mine = at;  // a work item's own reader (a computed_reader holds its tile)
+            part[c] = pairwise<Acc>(mine, c * chunk, std::min(R, (c + 1) * chunk), op);
+          },
           reduce_threads<Src>(R));
     });
     out[0] = static_cast<Res>(tail(pairwise<Acc>([&](index_t c) { return part[c]; }, 0, nchunks, op)));

@@ -47,16 +47,23 @@ struct pairwise_host_tuning {
 /// output slot u (of a group) and element jj (of a tile) is p[iu * su + jj * sj],
 /// with su = 0 for inputs moving along j and sj = 0 for inputs moving along i.
 /// Roles are run-time values, so one loop serves every layout of a call site.
-template <class Op, bool = Op::is_array>
+template <class Op, bool = Op::is_array, bool = is_computed_v<Op>>
 struct pair_lane {
   using T = typename Op::value_type;
   const T* p = nullptr;
   index_t su = 0, sj = 0;
   T get(index_t iu, index_t jj) const { return p[iu * su + jj * sj]; }
 };
+/// A computed input (a lazy random leaf): its element at the same offset, made.
+template <class Op>
+struct pair_lane<Op, true, true> {
+  Op op{};
+  index_t su = 0, sj = 0;
+  auto get(index_t iu, index_t jj) const { return op.load(iu * su + jj * sj); }
+};
 /// A broadcast value (a scalar argument) is the same for every pair.
 template <class Op>
-struct pair_lane<Op, false> {
+struct pair_lane<Op, false, false> {
   Op op;
   auto get(index_t, index_t) const { return op.load(index_t(0)); }
 };
@@ -78,7 +85,10 @@ auto make_pair_lanes(const Src& src, index_t o, index_t j, std::index_sequence<K
     const auto& in = cuda::std::get<k>(src.ins);
     if constexpr (std::decay_t<decltype(in)>::is_array) {
       const index_t ks = src.kept.strides[k][0], rs = src.red.strides[k][0];  // one of them is 0
-      lane.p = in.p + o * ks + j * rs;
+      if constexpr (is_computed_v<std::decay_t<decltype(in)>>)
+        lane.op = in.rebased(o * ks + j * rs);
+      else
+        lane.p = in.p + o * ks + j * rs;
       lane.su = ks;
       lane.sj = rs;
     } else {

@@ -22,7 +22,9 @@ struct group_regs {
   vec_reg<typename Op::value_type, V> r;
   __device__ __forceinline__ void load(const Op& op, index_t i) {
     using R = vec_reg<typename Op::value_type, V>;
-    if constexpr (sizeof(R) == 16 && alignof(R) == 16) {
+    if constexpr (is_computed_v<Op>) {
+      r = op.template load_vec<V>(i);  // made, not read (one Philox block per four floats)
+    } else if constexpr (sizeof(R) == 16 && alignof(R) == 16) {
       // Read-only path with a 256-byte L2 prefetch: more DRAM requests in flight
       // per instruction, which streaming kernels need to approach peak bandwidth.
       uint4 u;

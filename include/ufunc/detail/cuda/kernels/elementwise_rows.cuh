@@ -45,11 +45,31 @@ __device__ __forceinline__ vec_reg<T, V> load_walk(const T* p, O j, O step, walk
   return r;
 }
 
+/// load_walk for a computed operand (operand.hpp): the same walks, its values made.
+template <int V, class Op, class O>
+__device__ __forceinline__ vec_reg<typename Op::value_type, V> make_walk(const Op& op, O j, O step, walk mode) {
+  vec_reg<typename Op::value_type, V> r;
+  if (mode == walk::contiguous) {
+    r = op.template load_vec<V>(j);
+  } else if (mode == walk::broadcast) {
+    const auto v = op.load(O(0));
+#pragma unroll
+    for (int l = 0; l < V; ++l) r.v[l] = v;
+  } else {
+#pragma unroll
+    for (int l = 0; l < V; ++l) r.v[l] = op.load((j + l) * step);
+  }
+  return r;
+}
+
 template <int V, class Op, class O>
 struct walk_regs {  // an array operand: V lanes
   vec_reg<typename Op::value_type, V> r;
   __device__ __forceinline__ void load(const Op& op, O j, O step, walk mode) {
-    r = load_walk<V>(op.p, j, step, mode);
+    if constexpr (is_computed_v<Op>)
+      r = make_walk<V>(op, j, step, mode);
+    else
+      r = load_walk<V>(op.p, j, step, mode);
   }
   __device__ __forceinline__ typename Op::value_type lane(const Op&, int l) const { return r.v[l]; }
 };

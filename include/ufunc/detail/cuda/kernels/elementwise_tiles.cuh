@@ -58,7 +58,7 @@ __device__ __forceinline__ void tile_load(Regs& regs, const Ins& ins, const tile
   if constexpr (Op::is_array) {
     constexpr int k = NOUT + static_cast<int>(K), BY = tiles_tuning::block_y;
     auto& v = cuda::std::get<K>(regs).v;
-    const auto* src = cuda::std::get<K>(ins).p + base[k];
+    const auto src = operand_base(cuda::std::get<K>(ins), base[k]);  // a pointer, or a computed operand rebased
     const index_t sr = p.sr[k], sc = p.sc[k];
     const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
     if ((p.staged >> k) & 1) {  // threads along rows: (r = tx + 32 a, c = ty + BY q)
@@ -67,7 +67,7 @@ __device__ __forceinline__ void tile_load(Regs& regs, const Ins& ins, const tile
 #pragma unroll
         for (int q = 0; q < tiles_tuning::cols / BY; ++q) {
           const index_t r = i0 + tx + 32 * a, c = j0 + ty + BY * q;
-          if (r < p.nr && c < p.nc) v[a * (tiles_tuning::cols / BY) + q] = src[r * sr + c * sc];
+          if (r < p.nr && c < p.nc) v[a * (tiles_tuning::cols / BY) + q] = operand_read(src, r * sr + c * sc);
         }
     } else {  // threads along columns: (r = ty + BY q, c = tx + 32 h), as the results
 #pragma unroll
@@ -75,7 +75,7 @@ __device__ __forceinline__ void tile_load(Regs& regs, const Ins& ins, const tile
 #pragma unroll
         for (int h = 0; h < tiles_tuning::cols / 32; ++h) {
           const index_t r = i0 + ty + BY * q, c = j0 + tx + 32 * h;
-          if (r < p.nr && c < p.nc) v[q * (tiles_tuning::cols / 32) + h] = src[r * sr + c * sc];
+          if (r < p.nr && c < p.nc) v[q * (tiles_tuning::cols / 32) + h] = operand_read(src, r * sr + c * sc);
         }
     }
   }

@@ -126,7 +126,7 @@ __device__ __forceinline__ void pair_load_ival(const Src& src, V& dst, index_t i
   for (int u = 0; u < IPT; ++u) {
     const index_t i = i0 + index_t(u) * Block < K ? i0 + index_t(u) * Block : K - 1;
     if constexpr (cuda::std::tuple_element_t<k, Ins>::is_array)
-      dst.v[u] = in.p[static_cast<index_t>(i * src.kept.strides[k][0])];
+      dst.v[u] = operand_read(operand_base(in, 0), static_cast<index_t>(i * src.kept.strides[k][0]));
     else
       dst.v[u] = in.load(0);
   }
@@ -148,7 +148,8 @@ __device__ __forceinline__ void pair_load_tile(const Src& src, unsigned char* sm
       T* t = reinterpret_cast<T*>(smem + pair_off<Ins, Tile, k>);
       const auto& in = cuda::std::get<k>(src.ins);
       const auto st = src.red.strides[k][0];
-      for (int e = static_cast<int>(threadIdx.x); e < n; e += Block) t[e] = in.p[static_cast<index_t>((jt + e) * st)];
+      const auto b = operand_base(in, 0);  // in.p, or a computed operand
+      for (int e = static_cast<int>(threadIdx.x); e < n; e += Block) t[e] = operand_read(b, static_cast<index_t>((jt + e) * st));
     }
   }
 }

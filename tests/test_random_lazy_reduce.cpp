@@ -1,0 +1,269 @@
+// ufunc::random's lazy leaves (issue 41) in reductions of float leaves: whole,
+// over each axis and several, keepdims, out(...), mean, min, max, argmin, argmax
+// and map_reduce, against the same reduction of the array the same arguments
+// make: exact wherever both take the same order (the host's sums of a leaf and
+// of its array as an expression's leaf; min, max, argmin, argmax on every
+// target), within the documented float bound of a double loop otherwise.
+// No array of draws allocated (a recording memory resource); in CUDA builds,
+// leaves in streamed calls drawing their chunks' elements. Integer, double and
+// 16-bit leaves, two inputs, the pairwise layouts: test_random_lazy_more.cpp.
+#include "random_lazy_support.hpp"
+
+#include <ufunc/memory_resource.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+namespace lazy_random_test {
+
+/// Reductions of leaves against the same reductions of the arrays: exact where
+/// the order is the same (the host, whose sums take one order for a leaf and for
+/// the array as an expression's leaf; min, max, argmin, argmax and integer sums
+/// everywhere), within the bound of a double loop otherwise.
+template <class Tg>
+void check_reductions(std::uint64_t seed) {
+  CAPTURE(seed);
+  using ufunc::lazy;
+  constexpr bool on_host = std::is_same_v<Tg, host>;
+  const double eps = std::ldexp(1.0, -24);
+  for (const shape& s : {shape{100003}, shape{37, 13}, shape{5, 1023}, shape{300, 257}, shape{4, 3, 77}}) {
+    CAPTURE(s.str());
+    const auto z = ufunc::random::normal<float, Tg>(s, seed, 1.f, 2.f);
+    const auto zh = z.to_host();
+    const auto zl = ufunc::random::lazy_normal<float, Tg>(s, seed, 1.f, 2.f);
+    // Whole.
+    double ref = 0, abs_sum = 0;
+    for (float v : zh) ref += v, abs_sum += std::fabs(v);
+    const float whole = ufunc::sum(zl);
+    CHECK(std::fabs(whole - ref) <= sum_bound(double(zh.size()), abs_sum, eps));
+    if constexpr (on_host) CHECK(whole == ufunc::sum(lazy(z)));
+    const float scaled = ufunc::sum(zl * 10.0f);
+    if constexpr (on_host) CHECK(scaled == ufunc::sum(lazy(z) * 10.0f));
+    CHECK(std::fabs(scaled - 10 * ref) <= sum_bound(double(zh.size()), 10 * abs_sum, eps) + 10 * abs_sum * eps);
+    const float mean = ufunc::mean(zl);
+    CHECK(std::fabs(mean - ref / double(zh.size())) <= sum_bound(double(zh.size()), abs_sum, eps) / double(zh.size()) + 1e-6);
+    if constexpr (on_host) CHECK(mean == ufunc::mean(lazy(z)));
+    CHECK(float(ufunc::min(zl)) == float(ufunc::min(z)));
+    CHECK(float(ufunc::max(zl)) == float(ufunc::max(z)));
+    CHECK(index_t(ufunc::argmin(zl)) == index_t(ufunc::argmin(z)));
+    CHECK(index_t(ufunc::argmax(zl)) == index_t(ufunc::argmax(z)));
+    const float sq = ufunc::map_reduce(square_fn{}, ufunc::plus{})(zl);
+    if constexpr (on_host) CHECK(sq == ufunc::map_reduce(square_fn{}, ufunc::plus{})(z));
+    // Each axis, with and without keepdims, into out(...) too; the axis' sums
+    // against a double loop over the array.
+    for (int ax = 0; ax < s.size(); ++ax) {
+      CAPTURE(ax);
+      const auto r = ufunc::sum(zl, ufunc::axis(ax));
+      const auto rk = ufunc::sum(zl, ufunc::axis(ax), ufunc::keepdims);
+      CHECK(r.shape() == ufunc::sum(z, ufunc::axis(ax)).shape());
+      CHECK(rk.shape() == ufunc::sum(z, ufunc::axis(ax), ufunc::keepdims).shape());
+      const auto rh = r.to_host();
+      CHECK(bits_differ(rh, rk.to_host()) == 0);
+      if constexpr (on_host) CHECK(bits_differ(rh, ufunc::sum(lazy(z), ufunc::axis(ax)).to_host()) == 0);
+      // The double reference: element (outer, inner) of the result sums over the axis.
+      index_t outer = 1, inner = 1;
+      for (int d = 0; d < ax; ++d) outer *= s[d];
+      for (int d = ax + 1; d < s.size(); ++d) inner *= s[d];
+      const index_t len = s[ax];
+      int bad = 0;
+      for (index_t o = 0; o < outer; ++o)
+        for (index_t i = 0; i < inner; ++i) {
+          double rs = 0, ra = 0;
+          for (index_t k = 0; k < len; ++k) {
+            const float v = zh[static_cast<std::size_t>((o * len + k) * inner + i)];
+            rs += v, ra += std::fabs(v);
+          }
+          bad += !(std::fabs(rh[static_cast<std::size_t>(o * inner + i)] - rs) <= sum_bound(double(len), ra, eps));
+        }
+      CHECK(bad == 0);
+      auto o = ufunc::empty<float, Tg>(r.shape());
+      ufunc::sum(zl, ufunc::axis(ax), ufunc::out(o));
+      CHECK(bits_differ(o.to_host(), rh) == 0);
+      CHECK(bits_differ(ufunc::max(zl, ufunc::axis(ax)).to_host(), ufunc::max(z, ufunc::axis(ax)).to_host()) == 0);
+      CHECK(bits_differ(ufunc::min(zl, ufunc::axis(ax)).to_host(), ufunc::min(z, ufunc::axis(ax)).to_host()) == 0);
+      CHECK(bits_differ(ufunc::argmax(zl, ufunc::axis(ax)).to_host(), ufunc::argmax(z, ufunc::axis(ax)).to_host()) == 0);
+      CHECK(bits_differ(ufunc::argmin(zl, ufunc::axis(ax)).to_host(), ufunc::argmin(z, ufunc::axis(ax)).to_host()) == 0);
+      if constexpr (on_host) {
+        CHECK(bits_differ(ufunc::mean(zl, ufunc::axis(ax)).to_host(), ufunc::mean(lazy(z), ufunc::axis(ax)).to_host()) == 0);
+        CHECK(bits_differ(ufunc::map_reduce(square_fn{}, ufunc::plus{})(zl, ufunc::axis(ax)).to_host(),
+                          ufunc::map_reduce(square_fn{}, ufunc::plus{})(z, ufunc::axis(ax)).to_host()) == 0);
+      }
+    }
+    if (s.size() >= 2) {  // several axes at once
+      const auto r = ufunc::sum(zl, ufunc::axes{0, s.size() - 1}, ufunc::keepdims).to_host();
+      // The double reference: element e goes to the output with coordinates 0 and
+      // s.size() - 1 set to 0 (keepdims), i.e. its middle coordinates.
+      index_t mid = 1;
+      for (int d = 1; d + 1 < s.size(); ++d) mid *= s[d];
+      const index_t last = s[s.size() - 1];
+      std::vector<double> rs(static_cast<std::size_t>(mid), 0.0), ra(static_cast<std::size_t>(mid), 0.0);
+      for (std::size_t e = 0; e < zh.size(); ++e) {
+        const auto o = static_cast<std::size_t>((static_cast<index_t>(e) / last) % mid);
+        rs[o] += zh[e], ra[o] += std::fabs(zh[e]);
+      }
+      CHECK(r.size() == rs.size());
+      const double len = double(s.count()) / double(mid);
+      int bad = 0;
+      for (std::size_t i = 0; i < r.size() && i < rs.size(); ++i) bad += !(std::fabs(r[i] - rs[i]) <= sum_bound(len, ra[i], eps));
+      CHECK(bad == 0);
+      if constexpr (on_host)
+        CHECK(bits_differ(r, ufunc::sum(lazy(z), ufunc::axes{0, s.size() - 1}, ufunc::keepdims).to_host()) == 0);
+    }
+  }
+}
+
+/// A device (or host) memory resource that records every allocation's size.
+struct recording_resource {
+  std::mutex m;
+  std::vector<std::size_t> sizes;
+  void* take(std::size_t bytes, void* stream) {
+    void* p = nullptr;
+#if defined(UFUNC_BACKEND_CUDA)
+    REQUIRE(cudaMallocAsync(&p, bytes, static_cast<cudaStream_t>(stream)) == cudaSuccess);
+#else
+    (void)stream;
+    p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    REQUIRE(p != nullptr);
+#endif
+    std::lock_guard<std::mutex> lock(m);
+    sizes.push_back(bytes);
+    return p;
+  }
+  void give(void* p, void* stream) {
+#if defined(UFUNC_BACKEND_CUDA)
+    (void)cudaFreeAsync(p, static_cast<cudaStream_t>(stream));
+#else
+    (void)stream;
+    std::free(p);
+#endif
+  }
+  void* allocate(std::size_t bytes, std::size_t) { return take(bytes, nullptr); }
+  void deallocate(void* p, std::size_t, std::size_t) { give(p, nullptr); }
+#if defined(UFUNC_BACKEND_CUDA)
+  void* allocate_async(std::size_t bytes, std::size_t, cuda::stream_ref s) { return take(bytes, s.get()); }
+  void deallocate_async(void* p, std::size_t, std::size_t, cuda::stream_ref s) { give(p, s.get()); }
+#endif
+  std::size_t largest() {
+    std::lock_guard<std::mutex> lock(m);
+    std::size_t b = 0;
+    for (auto x : sizes) b = std::max(b, x);
+    return b;
+  }
+  std::size_t count() {
+    std::lock_guard<std::mutex> lock(m);
+    return sizes.size();
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(m);
+    sizes.clear();
+  }
+};
+struct reset_at_exit {
+  ~reset_at_exit() { ufunc::reset_memory_resource(); }
+};
+
+}  // namespace lazy_random_test
+
+using namespace lazy_random_test;
+
+TEST_CASE("random lazy: every reduction of a leaf is that of its array") {
+  const auto seed = test::fresh_seed();
+  check_reductions<host>(seed);
+#if defined(UFUNC_BACKEND_CUDA)
+  check_reductions<ufunc::target::device>(seed + 100);
+#endif
+}
+
+TEST_CASE("random lazy: no array of draws is allocated") {
+  using Tg = ufunc::target::device;
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  const index_t n = index_t(1) << 20;
+  auto y = ufunc::empty<float, Tg>(shape{n});
+  auto want = ufunc::random::normal<float, Tg>(shape{n}, seed, 0.f, 10.f);
+  const double want_sum = ufunc::sum(want);
+  recording_resource r;
+  {
+    reset_at_exit guard;
+    ufunc::set_memory_resource(r);
+    const auto e = ufunc::random::lazy_normal<float>(shape{n}, seed, 0.f, 10.f);
+    ufunc::evaluate(e, ufunc::out(y));  // into out: nothing allocated
+    CHECK(r.count() == 0);
+    const auto a = ufunc::evaluate(e);  // a new array: the result alone
+    CHECK(r.count() == 1);
+    CHECK(r.largest() == static_cast<std::size_t>(n) * sizeof(float));
+    r.clear();
+    const float s = ufunc::sum(ufunc::random::lazy_normal<float>(shape{n}, seed) * 10.0f);
+    // A reduction's partial results at most (a few KiB), never n elements.
+    CHECK(r.largest() < static_cast<std::size_t>(n) * sizeof(float) / 64);
+    CHECK(std::fabs(s - want_sum) <= 1e-3 * std::fabs(want_sum) + 1.0);
+    r.clear();
+    const auto cols = ufunc::sum(ufunc::random::lazy_normal<float>(shape{1024, 1024}, seed), ufunc::axis(0));
+    CHECK(r.largest() < static_cast<std::size_t>(n) * sizeof(float) / 64);
+    (void)cols;
+  }
+  CHECK(bits_differ(y.to_host(), want.to_host()) == 0);
+}
+
+#if defined(UFUNC_BACKEND_CUDA)
+TEST_CASE("random lazy: leaves in streamed calls (host leaves of a device expression) draw the chunks' elements") {
+  using Tg = ufunc::target::device;
+  using ufunc::lazy;
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  const index_t m = 203, n = 31;
+  const shape s{m, n};
+  const auto xh = test::random_vector<float>(static_cast<std::size_t>(m * n), seed + 1);
+  const auto xd = ufunc::to_device(xh, s);
+  ufunc::pinned_array<float> xp(s);
+  std::copy(xh.begin(), xh.end(), xp.data());
+  const auto z = ufunc::random::normal<float, Tg>(s, seed);
+  const auto zl = ufunc::random::lazy_normal<float>(s, seed);
+  const auto zc = ufunc::random::normal<float, Tg>(shape{m, 1}, seed);
+  const auto zcl = ufunc::random::lazy_normal<float>(shape{m, 1}, seed);
+  ufunc::set_device_memory_limit(static_cast<std::size_t>(3 * 4 * n * 7 + 1024));  // a few rows a chunk
+  struct unlimit {
+    ~unlimit() { ufunc::set_device_memory_limit(0); }
+  } guard;
+  const auto a = ufunc::evaluate(lazy(xd) * lazy(xp) + zl).to_host();  // host leaf: a host result
+  const auto b = ufunc::evaluate(lazy(xd) * lazy(xp) + lazy(z)).to_host();
+  CHECK(bits_differ(a, b) == 0);
+  // (A host leaf joins a device node where it meets it: lazy(xp) * zcl alone would be a host node.)
+  CHECK(bits_differ(ufunc::evaluate(zcl * lazy(xd) + lazy(xp)).to_host(),
+                    ufunc::evaluate(lazy(zc) * lazy(xd) + lazy(xp)).to_host()) == 0);
+  // Reductions of device expressions with a host leaf (streamed: the leaf's draws
+  // are made on the device per chunk). Argmin/argmax are exact in any order;
+  // integer sums too, along each axis.
+  CHECK(index_t(ufunc::argmax(zl + lazy(xd) + lazy(xp))) == index_t(ufunc::argmax(lazy(z) + lazy(xd) + lazy(xp))));
+  CHECK(bits_differ(ufunc::argmin(zl + lazy(xd) + lazy(xp), ufunc::axis(0)).to_host(),
+                    ufunc::argmin(lazy(z) + lazy(xd) + lazy(xp), ufunc::axis(0)).to_host()) == 0);
+  const auto ih = test::random_vector<std::int64_t>(static_cast<std::size_t>(m * n), seed + 2, -1000, 1000);
+  ufunc::pinned_array<std::int64_t> ip(s);
+  std::copy(ih.begin(), ih.end(), ip.data());
+  const auto kd = ufunc::random::integers<std::int64_t, Tg>(s, seed + 3, -9, 10);
+  const auto k = ufunc::random::integers<std::int64_t, Tg>(s, seed, -99, 100);
+  const auto kl = ufunc::random::lazy_integers<std::int64_t>(s, seed, -99, 100);
+  const auto kc = ufunc::random::integers<std::int64_t, Tg>(shape{m, 1}, seed, -99, 100);
+  const auto kcl = ufunc::random::lazy_integers<std::int64_t>(shape{m, 1}, seed, -99, 100);
+  CHECK(std::int64_t(ufunc::sum(kl * lazy(kd) + lazy(ip))) == std::int64_t(ufunc::sum(lazy(k) * lazy(kd) + lazy(ip))));
+  for (int ax = 0; ax < 2; ++ax) {
+    CAPTURE(ax);
+    CHECK(bits_differ(ufunc::sum(kl * lazy(kd) + lazy(ip), ufunc::axis(ax)).to_host(),
+                      ufunc::sum(lazy(k) * lazy(kd) + lazy(ip), ufunc::axis(ax)).to_host()) == 0);
+    CHECK(bits_differ(ufunc::sum(kcl * lazy(kd) - lazy(ip), ufunc::axis(ax)).to_host(),
+                      ufunc::sum(lazy(kc) * lazy(kd) - lazy(ip), ufunc::axis(ax)).to_host()) == 0);
+  }
+  // With host leaves alone, a leaf (pinned to the host or not) runs on the host, as
+  // any expression of host arrays: the host's draws, pinned memory read in place.
+  const auto zh = ufunc::random::normal<float, host>(s, seed);
+  const auto hz = ufunc::evaluate(lazy(xp) + ufunc::random::lazy_normal<float, host>(s, seed));
+  static_assert(std::is_same_v<typename decltype(hz)::target_type, host>);
+  CHECK(bits_differ(hz.to_host(), ufunc::evaluate(lazy(xp) + lazy(zh)).to_host()) == 0);
+  CHECK(bits_differ(ufunc::evaluate(lazy(xp) + zl).to_host(), hz.to_host()) == 0);
+  CHECK(std::int64_t(ufunc::sum(lazy(ip) + kl)) ==
+        std::int64_t(ufunc::sum(lazy(ip) + lazy(ufunc::random::integers<std::int64_t, host>(s, seed, -99, 100)))));
+}
+#endif
