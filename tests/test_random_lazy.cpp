@@ -133,6 +133,13 @@ void check_expressions(std::uint64_t seed) {
     const auto a = ufunc::evaluate(lazy(x) + lc).to_host();
     const auto b = ufunc::evaluate(lc * lr).to_host();           // two leaves, an outer product
     const auto c = ufunc::evaluate(li - lazy(x) * lc).to_host();  // int - float * float
+    // c's reference: the same expression over the draws as broadcast array leaves
+    // (nvcc may fuse x * lc into an FMA in the expression's functor, as it does for
+    // the array version; a host loop rounds the product first), and, on the host,
+    // the loop as well.
+    const auto c_arrays = ufunc::evaluate(lazy(ufunc::random::integers<std::int32_t, Tg>(shape{1, m}, seed + 4, -50, 50)) -
+                                          lazy(x) * lazy(ufunc::random::normal<float, Tg>(shape{n, 1}, seed)))
+                              .to_host();
     int bad = 0;
     for (index_t i = 0; i < n; ++i)
       for (index_t j = 0; j < m; ++j) {
@@ -140,7 +147,8 @@ void check_expressions(std::uint64_t seed) {
         const auto ii = static_cast<std::size_t>(i), jj = static_cast<std::size_t>(j);
         bad += a[k] != xh[k] + col[ii];
         bad += b[k] != col[ii] * row[jj];
-        bad += c[k] != row2[jj] - xh[k] * col[ii];
+        bad += c[k] != c_arrays[k];
+        if constexpr (std::is_same_v<Tg, ufunc::target::host>) bad += c[k] != row2[jj] - xh[k] * col[ii];
       }
     CHECK(bad == 0);
     // Into a transposed out: the N-d paths walk the leaves with other strides.
@@ -161,10 +169,19 @@ void check_expressions(std::uint64_t seed) {
     const auto r = ufunc::evaluate(lazy(x) * ufunc::random::lazy_normal<double>(shape{5, 1, 9}, seed) +
                                    ufunc::random::lazy_uniform<double>(shape{6, 1}, seed + 6))
                        .to_host();
+    // As above: the array-leaf expression on every target (x * p + q may be one
+    // FMA on the GPU), the host loop on the host.
+    const auto r_arrays = ufunc::evaluate(lazy(x) * lazy(ufunc::random::normal<double, Tg>(shape{5, 1, 9}, seed)) +
+                                          lazy(ufunc::random::uniform<double, Tg>(shape{6, 1}, seed + 6)))
+                              .to_host();
     int bad = 0;
     for (std::size_t i = 0; i < 5; ++i)
       for (std::size_t j = 0; j < 6; ++j)
-        for (std::size_t k = 0; k < 9; ++k) bad += r[(i * 6 + j) * 9 + k] != xh[(i * 6 + j) * 9 + k] * p[i * 9 + k] + q[j];
+        for (std::size_t k = 0; k < 9; ++k) {
+          const std::size_t o = (i * 6 + j) * 9 + k;
+          bad += r[o] != r_arrays[o];
+          if constexpr (std::is_same_v<Tg, ufunc::target::host>) bad += r[o] != xh[o] * p[i * 9 + k] + q[j];
+        }
     CHECK(bad == 0);
   }
   // The mixed-layout (tile) path of the CUDA backend: a transposed array
