@@ -170,11 +170,11 @@ struct sort_backend;
 template <>
 struct sort_backend<target::cuda> {
   /// topk takes select() (a row per block, kernels/topk_select.cuh) for keys of
-  /// at most 4 bytes, k <= 32 and k <= L / 8, over rows of at most 2^16 keys,
+  /// at most 4 bytes, k <= 16 and k <= L / 8, over rows of at most 2^16 keys,
   /// and at least 256 of them unless they hold at most 4096 (a block per row
   /// needs rows to fill the GPU, and a long row is one SM's work); otherwise it
   /// sorts every row in full (detail/sort.hpp's topk_along).
-  static constexpr index_t select_max_k = 32;  // kernels/topk_select.cuh's register list
+  static constexpr index_t select_max_k = 16;  // kernels/topk_select.cuh's register list
   template <class T>
   static bool selects(index_t k, index_t L, index_t rows) {
     return sizeof(T) <= 4 && k <= select_max_k && k <= L / 8 && L <= (index_t(1) << 16) && (rows >= 256 || L <= 4096);
