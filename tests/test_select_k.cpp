@@ -322,6 +322,65 @@ struct reset_at_exit {
   ~reset_at_exit() { ufunc::reset_memory_resource(); }
 };
 
+/// select_k_list.hpp's lists of K for chunks of a row, merged (the test case below).
+template <int K>
+void check_list_merge(std::mt19937_64& g) {
+  CAPTURE(K);
+  using ufunc::detail::k_list;
+  using ufunc::detail::select_order;
+  for (int c = 0; c < 300; ++c) {
+    const index_t R = K + index_t(g() % 60);
+    std::vector<float> row(static_cast<std::size_t>(R));
+    for (auto& v : row) v = sort_test::draw<float>(g);
+    for (const bool largest : {false, true}) {
+      CAPTURE(c);
+      CAPTURE(largest);
+      const auto want = ref_select(row, {R}, 0, K, largest);
+      auto run = [&](auto order_tag, auto unrolled) {
+        using order = decltype(order_tag);
+        CAPTURE(decltype(unrolled)::value);
+        auto put = [&](auto& list, float x, auto ix) {
+          if constexpr (decltype(unrolled)::value)
+            return list.template insert_unrolled<order>(x, ix);
+          else
+            return list.template insert_shift<order>(x, ix);
+        };
+        std::vector<float> pv;
+        std::vector<index_t> pi;
+        for (index_t j0 = 0; j0 < R;) {
+          const index_t len = std::min<index_t>(R - j0, 1 + index_t(g() % (K + 3)));
+          k_list<float, K, std::uint32_t> l;
+          l.template clear<order>();
+          for (index_t j = j0; j < j0 + len; ++j)
+            if (order::may_enter(row[std::size_t(j)], l.worst())) put(l, row[std::size_t(j)], std::uint32_t(j - j0));
+          std::vector<float> v(K);
+          std::vector<index_t> i(K);
+          ufunc::detail::store_k_list(l, v.data(), i.data(), 0, j0, true);
+          pv.insert(pv.end(), v.begin(), v.end());
+          pi.insert(pi.end(), i.begin(), i.end());
+          j0 += len;
+        }
+        k_list<float, K, index_t> m;
+        m.template clear<order>();
+        for (std::size_t at = 0; at < pv.size(); at += K)
+          for (int s = 0; s < K; ++s)
+            if (!put(m, pv[at + std::size_t(s)], pi[at + std::size_t(s)])) break;
+        std::vector<float> v(K);
+        std::vector<index_t> i(K);
+        ufunc::detail::store_k_list(m, v.data(), i.data(), 0, 0, false);
+        CHECK(value_mismatches(v, want.v) == 0);
+        test::expect_equal(i, want.i);
+      };
+      for (const bool unrolled : {false, true}) {
+        if (largest && unrolled) run(select_order<float, true>{}, std::true_type{});
+        if (largest && !unrolled) run(select_order<float, true>{}, std::false_type{});
+        if (!largest && unrolled) run(select_order<float, false>{}, std::true_type{});
+        if (!largest && !unrolled) run(select_order<float, false>{}, std::false_type{});
+      }
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("select_k: k nearest and farthest vec<3> points, both orientations, ragged sizes, ties, NaN and inf") {
@@ -419,57 +478,17 @@ TEST_CASE("select_k: the row split's plan covers each row once, within its limit
   }
 }
 
-TEST_CASE("select_k: lists of chunks shorter than K merge with their empty entries last") {
+TEST_CASE("select_k: lists of chunks shorter than K merge with their empty entries last, both insert variants") {
   // The engines' list (select_k_list.hpp) directly: a row of tied, NaN and
   // infinite values cut into chunks of 1..K+3 elements; each chunk's list
   // (empty entries where the chunk is shorter than K) merged as the engines
-  // merge them, against the row's stable sort.
-  using ufunc::detail::k_list;
-  using ufunc::detail::select_order;
+  // merge them, against the row's stable sort. Both ways of inserting: the
+  // host's (insert_shift) and the GPU kernels' branch-free one
+  // (insert_unrolled), which only a GPU run exercises otherwise.
   std::mt19937_64 g(test::fresh_seed());
-  constexpr int K = 7;
-  for (int c = 0; c < 300; ++c) {
-    const index_t R = K + index_t(g() % 60);
-    std::vector<float> row(static_cast<std::size_t>(R));
-    for (auto& v : row) v = sort_test::draw<float>(g);
-    for (const bool largest : {false, true}) {
-      CAPTURE(c);
-      CAPTURE(largest);
-      const auto want = ref_select(row, {R}, 0, K, largest);
-      auto run = [&](auto order_tag) {
-        using order = decltype(order_tag);
-        std::vector<float> pv;
-        std::vector<index_t> pi;
-        for (index_t j0 = 0; j0 < R;) {
-          const index_t len = std::min<index_t>(R - j0, 1 + index_t(g() % (K + 3)));
-          k_list<float, K, std::uint32_t> l;
-          l.clear<order>();
-          for (index_t j = j0; j < j0 + len; ++j)
-            if (order::may_enter(row[std::size_t(j)], l.worst())) l.template insert<order>(row[std::size_t(j)], std::uint32_t(j - j0));
-          std::vector<float> v(K);
-          std::vector<index_t> i(K);
-          ufunc::detail::store_k_list(l, v.data(), i.data(), 0, j0, true);
-          pv.insert(pv.end(), v.begin(), v.end());
-          pi.insert(pi.end(), i.begin(), i.end());
-          j0 += len;
-        }
-        k_list<float, K, index_t> m;
-        m.clear<order>();
-        for (std::size_t at = 0; at < pv.size(); at += K)
-          for (int s = 0; s < K; ++s)
-            if (!m.template insert<order>(pv[at + std::size_t(s)], pi[at + std::size_t(s)])) break;
-        std::vector<float> v(K);
-        std::vector<index_t> i(K);
-        ufunc::detail::store_k_list(m, v.data(), i.data(), 0, 0, false);
-        CHECK(value_mismatches(v, want.v) == 0);
-        test::expect_equal(i, want.i);
-      };
-      if (largest)
-        run(select_order<float, true>{});
-      else
-        run(select_order<float, false>{});
-    }
-  }
+  check_list_merge<1>(g);
+  check_list_merge<7>(g);
+  check_list_merge<64>(g);
 }
 
 TEST_CASE("select_k: a bad axis, a 0-d input and K past the axis throw typed errors before any allocation") {

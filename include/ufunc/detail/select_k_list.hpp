@@ -92,12 +92,22 @@ struct k_list {
   UFUNC_HD const T& worst() const { return v[K - 1]; }
 
   /// Puts (x, ix) in its place when it comes before the last entry (which
-  /// drops out); returns whether it did. Branch-free over the positions: with
-  /// up[s] = (x before entry s - 1), which holds for s above x's place and
-  /// not below (the list is sorted), entry s becomes entry s - 1 where up[s],
-  /// x where up[s + 1] alone, and stays otherwise.
+  /// drops out); returns whether it did. The GPU pass takes insert_unrolled
+  /// (the list stays in registers), the host insert_shift (the same list after).
   template <class Order>
   UFUNC_HD bool insert(const T& x, Idx ix) {
+#if UFUNC_DEVICE_PASS
+    return insert_unrolled<Order>(x, ix);
+#else
+    return insert_shift<Order>(x, ix);
+#endif
+  }
+  /// Branch-free over the positions, every index a constant: with up[s] = (x
+  /// before entry s - 1), which holds for s above x's place and not below (the
+  /// list is sorted), entry s becomes entry s - 1 where up[s], x where
+  /// up[s + 1] alone, and stays otherwise.
+  template <class Order>
+  UFUNC_HD bool insert_unrolled(const T& x, Idx ix) {
     bool up_next = Order::before(x, ix, v[K - 1], i[K - 1]);  // up[K]
     if (!up_next) return false;
 #if defined(__CUDACC__)
@@ -113,6 +123,20 @@ struct k_list {
       v[0] = x;
       i[0] = ix;
     }
+    return true;
+  }
+  /// The entries after x's place moved down one by one (half the list on
+  /// average, not all of it).
+  template <class Order>
+  UFUNC_HD bool insert_shift(const T& x, Idx ix) {
+    if (!Order::before(x, ix, v[K - 1], i[K - 1])) return false;
+    int p = K - 1;
+    for (; p > 0 && Order::before(x, ix, v[p - 1], i[p - 1]); --p) {
+      v[p] = v[p - 1];
+      i[p] = i[p - 1];
+    }
+    v[p] = x;
+    i[p] = ix;
     return true;
   }
 };
