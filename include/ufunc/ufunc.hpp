@@ -33,3 +33,4 @@
 #include "cumulative.hpp"
 #include "search.hpp"
 #include "sort.hpp"
+#include "select_k.hpp"
