@@ -19,6 +19,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -306,6 +307,31 @@ void errors(const ufunc::device_set& d, const ufunc::device_set& other, const ch
     const auto Bu = ufunc::sharded_array<float, Tg>::from_shards(d, std::move(parts));
     check(shape_error_with("sharded alike", [&] { (void)k(ufunc::vec<3>(X), ufunc::vec<3>(Y), Bu, ufunc::axis(1)); }),
           "y_j and b_j sharded unlike each other: shape_error");
+  }
+  // A map that throws on the last shard's (rank's) x rows, host shards: that
+  // shard's exception (across ranks: there, and communication_error on the
+  // others, every rank having taken part in every block's broadcast), and the
+  // next call works.
+  if constexpr (std::is_same_v<Tg, host>) {
+    std::vector<float> hv(static_cast<std::size_t>(n * 3), 0.f);
+    hv.back() = -1.f;  // x_{n-1}: on the last shard or rank
+    const auto XT = ufunc::shard<host>(hv, ufunc::shape{n, 1, 3}, d);
+    const auto picky = [](const P3& x, const P3& y) {
+      if (x[2] < 0) throw std::runtime_error("negative coordinate");
+      return x[0] * y[0];
+    };
+    int got = 0;  // 1 its own error, 2 communication_error
+    try {
+      (void)ufunc::map_reduce(picky, ufunc::plus{})(ufunc::vec<3>(XT), ufunc::vec<3>(Y), ufunc::axis(1));
+    } catch (const ufunc::communication_error&) {
+      got = 2;
+    } catch (const std::runtime_error& e) {
+      got = std::string(e.what()) == "negative coordinate" ? 1 : 3;
+    }
+    const bool last = !d.spans_processes() || d.rank() == d.ranks() - 1;
+    check(got == (last ? 1 : 2), "a map throwing on the last rank's x rows, y sharded: got " + std::to_string(got));
+    check(float(ufunc::map_reduce(gauss_b{}, ufunc::plus{})(ufunc::vec<3>(X), ufunc::vec<3>(Y), B)) == 0.f,
+          "a call after the throwing one");
   }
   // One rank's (or device set's) call valid, the others' not: across ranks, rank
   // 0 reduces over axis 0 (refused there), the others over axis 1: every rank
