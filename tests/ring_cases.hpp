@@ -179,6 +179,9 @@ void run(const ufunc::device_set& d, index_t n, index_t m, std::uint64_t seed, c
   const float w = k(ufunc::vec<3>(X), ufunc::vec<3>(Y), B);
   check(std::fabs(w - whole) <= sum_tol<Tg>(n * m, nb, shards) * whole_abs + 1e-30,
         "whole kernel sum " + std::to_string(w) + " against " + std::to_string(whole) + at);
+  const float w5 = ufunc::map_reduce(gauss_b{}, ufunc::plus{}, 5.0f)(ufunc::vec<3>(X), ufunc::vec<3>(Y), B);
+  check(std::fabs(w5 - (whole + 5)) <= sum_tol<Tg>(n * m, nb, shards) * (whole_abs + 5) + 1e-30,
+        "whole kernel sum + 5 (the initial value once) " + std::to_string(w5) + at);
   const auto wk = k(ufunc::vec<3>(X), ufunc::vec<3>(Y), B, ufunc::axes{0, 1}, ufunc::keepdims).to_host();
   check(wk.size() == 1 && std::fabs(wk[0] - whole) <= sum_tol<Tg>(n * m, nb, shards) * whole_abs + 1e-30,
         "kernel sum over axes {0,1}, keepdims" + at);
@@ -295,6 +298,10 @@ void errors(const ufunc::device_set& d, const ufunc::device_set& other, const ch
     const auto YS = ufunc::zeros<float, Tg>(ufunc::shape{m}, d);
     check(shape_error_with("moves along", [&] { (void)ufunc::map_reduce(sqdiff{}, ufunc::plus{})(XM, YS, ufunc::axis(1)); }),
           "an x operand moving along the y axis: shape_error");
+    const auto Y1 = ufunc::zeros<float, Tg>(ufunc::shape{1}, d);  // one y, broadcast along the call's axis 1
+    check(shape_error_with("which it broadcasts along",
+                           [&] { (void)ufunc::map_reduce(sqdiff{}, ufunc::plus{})(XM, Y1, ufunc::axis(1)); }),
+          "a y operand broadcast along its axis: shape_error");
   }
   // b_j sharded unlike the y_j (all its rows on the first shard or rank).
   if ((d.spans_processes() ? d.ranks() : d.size()) > 1) {
