@@ -11,6 +11,7 @@
 #include <ufunc/ufunc.hpp>
 
 #include <cuda/std/array>
+#include <cuda/std/limits>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -43,6 +45,12 @@ struct dist2_3 {
 /// A Gaussian kernel term exp(-|x - y|^2 / 2) * b.
 struct gauss_b {
   UFUNC_HD float operator()(const P3& x, const P3& y, float b) const { return expf(-0.5f * dist2_3{}(x, y)) * b; }
+};
+/// |x - y|^2 where b_j holds, else +inf (b_j of one byte: bool).
+struct masked_d2 {
+  UFUNC_HD float operator()(const P3& x, const P3& y, bool keep) const {
+    return keep ? dist2_3{}(x, y) : cuda::std::numeric_limits<float>::infinity();
+  }
 };
 /// (x - y)^2 of plain scalars.
 struct sqdiff {
@@ -216,6 +224,22 @@ void run(const ufunc::device_set& d, index_t n, index_t m, std::uint64_t seed, c
       const float gm = ufunc::max(dist2.lazy(ufunc::vec<3>(GX), ufunc::vec<3>(GY)));
       check(any_nan ? std::isnan(gm) : double(gm) == gmax, "whole maximum" + at);
     }
+    // b_j of bool (another element size travelling with the y_j): a masked minimum.
+    std::unique_ptr<bool[]> mask(new bool[static_cast<std::size_t>(m)]);
+    for (index_t j = 0; j < m; ++j) mask[static_cast<std::size_t>(j)] = j % 3 != 1;
+    const auto K = ufunc::shard<Tg>(mask.get(), ufunc::shape{m}, d);
+    const auto mm = ufunc::map_reduce(masked_d2{}, ufunc::minimum{})(ufunc::vec<3>(GX), ufunc::vec<3>(GY), K, ufunc::axis(1)).to_host();
+    bool ok_mm = mm.size() == static_cast<std::size_t>(n);
+    for (index_t i = 0; ok_mm && i < n; ++i) {
+      double want = std::numeric_limits<double>::infinity();
+      for (index_t j = 0; j < m; ++j) {
+        if (!mask[static_cast<std::size_t>(j)]) continue;
+        const double e = d2(gx, i, gy, j);
+        want = std::isnan(e) || std::isnan(want) ? std::nan("") : std::min(want, e);
+      }
+      ok_mm = same_value(mm[static_cast<std::size_t>(i)], want);
+    }
+    check(ok_mm, "a minimum masked by bool b_j" + at);
     if constexpr (std::is_same_v<Tg, host>) {
       const auto first = ufunc::map_reduce(dist2_3{}, keep<true>{})(ufunc::vec<3>(GX), ufunc::vec<3>(GY), ufunc::axis(1)).to_host();
       const auto last = ufunc::map_reduce(dist2_3{}, keep<false>{})(ufunc::vec<3>(GX), ufunc::vec<3>(GY), ufunc::axis(1)).to_host();

@@ -123,7 +123,7 @@ class ring_slot final : public ring_slot_base {
   void stage_own() override {
     if constexpr (target_traits<Tg>::is_device) {
       const auto& mine = a_.shard(0);
-      own_.resize(static_cast<std::size_t>(mine.size()));
+      own_.reserve(static_cast<std::size_t>(mine.size()));
       memory<Tg>::copy_to_host(own_.data(), mine.data(), static_cast<std::size_t>(mine.size()) * sizeof(T),
                                shard_stream<Tg>(a_.devices()[0]));
     }
@@ -133,7 +133,7 @@ class ring_slot final : public ring_slot_base {
     const std::size_t n = bytes(rows);
     if (owner == c.rank()) {
       if constexpr (target_traits<Tg>::is_device) {
-        if (own_.size() * sizeof(T) < n) own_.resize(static_cast<std::size_t>(rows * row_));  // (staging failed: sent, then reported)
+        own_.reserve(static_cast<std::size_t>(rows * row_));  // (staging failed: sent all the same, then reported)
         c.broadcast_bytes(own_.data(), n, owner);
       } else {
         c.broadcast_bytes(const_cast<T*>(a_.shard(0).data()), n, owner);  // read only on the root
@@ -141,7 +141,7 @@ class ring_slot final : public ring_slot_base {
       }
       return;
     }
-    if (host_.size() < static_cast<std::size_t>(most * row_)) host_.resize(static_cast<std::size_t>(most * row_));
+    host_.reserve(static_cast<std::size_t>(most * row_));
     c.broadcast_bytes(host_.data(), n, owner);
     if constexpr (!target_traits<Tg>::is_device) cur_[0] = view_of(host_.data(), rows);
   }
@@ -178,8 +178,17 @@ class ring_slot final : public ring_slot_base {
   index_t row_ = 1;  ///< elements of one row (axis 0) of the leaf
   std::vector<array_view<const T, Tg>> cur_;  ///< per local shard
   std::vector<array<T, Tg>> buf_;             ///< per local shard: one block (GPUs)
-  std::vector<T> host_;                       ///< across processes: a received block
-  std::vector<T> own_;                        ///< across processes, GPUs: this rank's block on the host
+  /// Host memory for a block (any T: std::vector<bool> has no data()).
+  struct host_block {
+    std::unique_ptr<T[]> p;
+    std::size_t n = 0;
+    void reserve(std::size_t k) {
+      if (k > n) p.reset(new T[k]), n = k;
+    }
+    T* data() noexcept { return p.get(); }
+  };
+  host_block host_;  ///< across processes: a received block
+  host_block own_;   ///< across processes, GPUs: this rank's block on the host
 };
 
 /// A sharded leaf of a call over y blocks as prepared for the per-shard calls:
