@@ -7,6 +7,8 @@
 
 #include <ufunc/ufunc.hpp>
 
+#include "ring_cases.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -338,6 +340,23 @@ inline void throwing_case(const ufunc::device_set& d) {
   }
   check(got == (d.rank() == P - 1 ? 1 : 2), "a throwing map in a sum on one rank: got " + std::to_string(got));
   check(float(ufunc::sum(v)) == float(n - 2), "a call after the failures");
+}
+
+/// Pairwise reductions with both operands sharded over the ranks (issue 40):
+/// the x_i and the y_j, b_j each split over the ranks, every y block broadcast
+/// from its rank in turn (sharded/ring.hpp); tests/ring_cases.hpp's checks on
+/// fresh data (rank 0's seed, sent to every rank; printed with each failure) at
+/// sizes with ranks holding no y or one y, then the refused calls (host shards).
+template <class Tg>
+void ring_case(const ufunc::device_set& d) {
+  const int P = d.ranks();
+  const std::uint64_t mine = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  const std::uint64_t seed = d.comm().allgather(mine)[0];
+  const ring_cases::check_fn report = [](bool ok, const std::string& what) { check(ok, what); };
+  const std::vector<std::pair<index_t, index_t>> sizes{
+      {37, 301}, {0, 5}, {4, 1}, {7, index_t(2 * P - 1)}, {index_t(P + 1), 2}, {130, 1100}, {1, 3}};
+  for (std::size_t q = 0; q < sizes.size(); ++q) ring_cases::run<Tg>(d, sizes[q].first, sizes[q].second, seed + 10 * q, report);
+  if constexpr (std::is_same_v<Tg, host>) ring_cases::errors<host>(d, ufunc::device_set(d.comm(), 1), report);
 }
 
 }  // namespace rank_cases

@@ -59,7 +59,9 @@ struct sharded_vec_arg {
 /// axis, is a loop axis) as points, as `vec<D>` of an array: with X sharded and
 /// Y a plain (M, D) array given on every rank or device,
 /// `map_reduce(k, plus{})(vec<3>(X), vec<3>(Y), axis(1))` is a kernel sum of
-/// every x_i against every y_j, each shard over its own x_i.
+/// every x_i against every y_j, each shard over its own x_i; with Y sharded
+/// over the same devices too, each shard takes Y one block at a time
+/// (docs/multi_gpu.md, "Both operands sharded").
 template <int D, class T, class Target>
 sharded_vec_arg<D, sharded_array<T, Target>> vec(const sharded_array<T, Target>& x) {
   return {&x};

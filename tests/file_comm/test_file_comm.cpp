@@ -91,6 +91,31 @@ int collective_files(const ufunc::communicator& comm) {
   return n;
 }
 
+/// The size of rank r's file of its latest collective (c<k>.<r>, the highest k;
+/// -1 if none), asked by rank r itself: that file is still there when the
+/// collective returns (each rank deletes its file of k once k + 1 is complete).
+long long last_file_size(const ufunc::communicator& comm, int r) {
+  const auto* t = dynamic_cast<const ufunc::detail::file_transport*>(comm.transport());
+  if (!t) return -1;
+  long long best_k = -1, size = -1;
+  const std::string tail = "." + std::to_string(r);
+  for (const auto& e : fs::directory_iterator(t->session())) {
+    const std::string name = e.path().filename().string();
+    if (name.size() < 2 || name[0] != 'c' || name.size() <= tail.size() ||
+        name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+      continue;
+    const std::string k = name.substr(1, name.size() - 1 - tail.size());
+    if (k.empty() || k.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::stoll(k) > best_k) {
+      best_k = std::stoll(k);
+      std::error_code ec;
+      size = static_cast<long long>(fs::file_size(e.path(), ec));
+      if (ec) size = -1;
+    }
+  }
+  return size;
+}
+
 void scenario_collectives() {
   const auto comm = ufunc::communicator_from_env();
   const int P = comm.size(), me = comm.rank();
@@ -133,6 +158,14 @@ void scenario_collectives() {
       std::vector<unsigned char> part(n, 0xCD);
       comm.scatter_bytes(me == root ? send.data() : nullptr, n, part.data(), root);
       check(part == bytes_of(j, me, n), "scatter from root " + std::to_string(root) + at);
+      // A broadcast: the root's file holds its bytes once (not one copy a rank).
+      ++j;
+      auto b = me == root ? bytes_of(j, root, n) : std::vector<unsigned char>(n, 0x5A);
+      comm.broadcast_bytes(b.data(), n, root);
+      check(b == bytes_of(j, root, n), "broadcast from root " + std::to_string(root) + at);
+      if (me == root)  // (its latest file: this rank has not begun the next collective)
+        check(last_file_size(comm, root) == static_cast<long long>(n),
+              "the broadcast's file of the root holds " + std::to_string(n) + " bytes" + at);
     }
   }
   // Each rank deletes its file of k - 1 once k is complete: after these dozens of
@@ -248,6 +281,10 @@ void scenario_mismatch() {
       [&] { comm.scatter_bytes(recv.data(), me == 0 ? 8 : 16, send.data(), 0); }, &msg);
   if (me != 0)
     check(threw && has(msg, "rank 0 sent " + std::to_string(8 * P) + " bytes"), "scatter: " + msg);
+  // Broadcast from 0 of 8 bytes, 16 expected elsewhere: each receiver finds it.
+  msg.clear();
+  threw = throws<ufunc::communication_error>([&] { comm.broadcast_bytes(send.data(), me == 0 ? 8 : 16, 0); }, &msg);
+  if (me != 0) check(threw && has(msg, "rank 0 sent 8 bytes where rank " + std::to_string(me) + " expects 16"), "broadcast: " + msg);
   // The ranks still count alike: the next call works everywhere.
   const auto all = comm.allgather(me * 3);
   bool ok = all.size() == static_cast<std::size_t>(P);
@@ -282,6 +319,7 @@ void run_sharded(const ufunc::communicator& comm, const ufunc::device_set& d) {
     rank_cases::run_case<Tg>(d, n);
   rank_cases::broadcast_case<Tg>(d);
   if constexpr (std::is_same_v<Tg, host>) rank_cases::throwing_case(d);
+  rank_cases::ring_case<Tg>(d);
 }
 
 void scenario_sharded() {

@@ -198,6 +198,7 @@ void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
 #endif
 
   if constexpr (std::is_same_v<Tg, host>) throwing_case(d);
+  ring_case<Tg>(d);
 
 }
 

@@ -52,7 +52,8 @@ namespace detail {
 // Collectives. Collective k (numbered alike on every rank: every rank makes the
 // same calls in the same order) is one file per rank, c<k>.<r>, written to a
 // temporary name and renamed. It holds the rank's data (all-gather; gather off
-// the root; scatter on the root: every rank's part) or nothing (a marker). Every
+// the root; scatter on the root: every rank's part; broadcast on the root) or
+// nothing (a marker). Every
 // rank waits until all files of k exist, so finishing k proves that every rank
 // has finished k - 1: the rank then deletes its own file of k - 1, and at most
 // three collectives' files exist at once. The file sizes are checked against
@@ -311,6 +312,12 @@ class file_transport final : public comm_transport {
   void scatter(const void* send, std::size_t bytes, void* recv, int root) const override {
     collective(kind::scatter, send, bytes, recv, root);
   }
+  /// The root's file holds its data once (the other ranks' are markers), and
+  /// each other rank reads it: not the interface's default (a scatter of
+  /// size() copies made on the root).
+  void broadcast(void* data, std::size_t bytes, int root) const override {
+    collective(kind::broadcast, data, bytes, data, root);
+  }
   /// Leaves a marker the other ranks' waits stop at, then ends this process
   /// (each other rank throws communication_error at its next collective).
   void abort(int code) const noexcept override {
@@ -323,9 +330,9 @@ class file_transport final : public comm_transport {
   }
 
  private:
-  enum class kind { allgather, gather, scatter };
+  enum class kind { allgather, gather, scatter, broadcast };
   static const char* name(kind k) {
-    return k == kind::allgather ? "allgather" : k == kind::gather ? "gather" : "scatter";
+    return k == kind::allgather ? "allgather" : k == kind::gather ? "gather" : k == kind::scatter ? "scatter" : "broadcast";
   }
 
   /// A file of the session: c<k>.<r> for a collective, <what>.<r> otherwise.
@@ -515,7 +522,7 @@ class file_transport final : public comm_transport {
                              (kd == kind::allgather ? std::string() : ", root " + std::to_string(root)) + ")";
     // This rank's file: its data, every rank's part (the scatter's root), or a marker.
     const auto expected = [&](int q) -> std::size_t {
-      if (kd == kind::allgather || (kd == kind::gather && q != root)) return bytes;
+      if (kd == kind::allgather || (kd == kind::gather && q != root) || (kd == kind::broadcast && q == root)) return bytes;
       return kd == kind::scatter && q == root ? bytes * static_cast<std::size_t>(size_) : 0;
     };
     if (const int e = file_comm::publish(file(k, "", rank_), send, expected(rank_), nonce_))
@@ -560,6 +567,8 @@ class file_transport final : public comm_transport {
         std::memmove(in, out + mine_at, bytes);
       else
         read(root, mine_at, in);  // only this rank's part of the root's file
+    } else if (kd == kind::broadcast && rank_ != root) {
+      read(root, 0, in);
     }
   }
 

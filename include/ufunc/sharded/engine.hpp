@@ -42,6 +42,7 @@
 #include "../vectorize.hpp"
 
 #include "../detail/cuda/nccl.hpp"  // collectives<target::cuda> (CUDA builds with NCCL only)
+#include "ring.hpp"               // y operands passed block by block (pairwise reductions)
 
 namespace ufunc::detail {
 
@@ -371,6 +372,32 @@ auto prepare_arg(const A& a, const std::vector<int>& ids) {
   }
 }
 
+/// prepare_arg for a reduction given y operands: every sharded leaf becomes a
+/// ring_in (sharded/ring.hpp) whose slot is listed in `slots`: a y operand (its
+/// loop rank below the call's `rank`) reads the block the ring brings, the
+/// others their own shard; plain operands are replicated as prepare_arg does.
+template <class A>
+auto prepare_ring(const A& a, const std::vector<int>& ids, int rank,
+                  std::vector<std::shared_ptr<ring_slot_base>>& slots) {
+  using B = bare_t<A>;
+  if constexpr (is_sharded<B>::value) {
+    return make_ring_in<0>(a, a.ndim() < rank, slots);
+  } else if constexpr (is_sharded_vec<B>::value) {
+    return make_ring_in<B::core>(*a.array, a.array->ndim() - 1 < rank, slots);
+  } else if constexpr (is_sharded_leaf<B>::value) {
+    return make_ring_in<0>(*a.a, a.a->ndim() < rank, slots);
+  } else if constexpr (is_sharded_expr<B>::value) {
+    return std::apply(
+        [&](const auto&... x) {
+          return prepared_expr<typename B::maker_type, decltype(prepare_ring(x, ids, rank, slots))...>{
+              &a.maker(), std::make_tuple(prepare_ring(x, ids, rank, slots)...)};
+        },
+        a.args());
+  } else {
+    return prepare_arg(a, ids);
+  }
+}
+
 template <class P>
 decltype(auto) pick_arg(P& p, int i) {
   if constexpr (is_sharded_in_v<P>) {
@@ -381,6 +408,8 @@ decltype(auto) pick_arg(P& p, int i) {
     return ufunc::vec<P::core>(p.r.at(i));
   } else if constexpr (is_replica_v<P>) {
     return p.at(i);
+  } else if constexpr (is_ring_in<P>::value) {  // a view of shard i's own rows, or of the y block it reads now
+    return p.pick(i);
   } else if constexpr (is_prepared_expr<P>::value) {  // shard i's expression (a new node, owned by the caller)
     return std::apply([&](auto&... q) { return (*p.maker)(pick_arg(q, i)...); }, p.args);
   } else if constexpr (is_out<P>::value) {
@@ -443,67 +472,115 @@ struct sharded_plan {
   std::vector<index_t> global_rows;  ///< every shard's rows (one per rank across processes)
   shape bshape;  ///< the broadcast global shape of the inputs
   int rank = 0;
+  std::string row_what;  ///< the first sharded operand of the call's rank, for messages
+  /// Sharded inputs of a lower rank than the call (the y_j of a pairwise
+  /// reduction): their axis 0, the one they are sharded along, is the call's
+  /// axis `ring_axis` (-1: none). Every shard's (or rank's) rows of them, the
+  /// first one's description, and why they cannot be passed around block by
+  /// block (empty when they can; a reduction over ring_axis throws it).
+  int ring_axis = -1;
+  std::vector<index_t> ring_rows;
+  std::string ring_what, ring_problem;
 };
 
 /// Checks the operands of a sharded call: every sharded operand (input or out)
-/// sharded alike (same device set, same rows per shard, same rank; else
-/// shape_error naming both), every plain array replicable (replicable() in
-/// detail/sharded.hpp), the global shapes broadcasting, and a sharded out of
-/// exactly the broadcast shape.
+/// of the call's rank sharded alike (same device set, same rows per shard, same
+/// rank; else shape_error naming both), every plain array replicable
+/// (replicable() in detail/sharded.hpp), the global shapes broadcasting, and a
+/// sharded out of exactly the broadcast shape. Sharded inputs of a lower rank
+/// (y operands: axis 0 is then another axis of the call) are recorded in
+/// ring_axis and the fields after it: only a reduction over that axis takes
+/// them (sharded/ring.hpp), and what keeps them from it is in ring_problem.
 template <class... A>
 sharded_plan plan_sharded(const char* name, const A&... a) {
   sharded_plan p;
-  std::string first;  // the first sharded operand's description
-  bool have = false;
+  struct operand {
+    const device_set* devices;
+    const std::vector<index_t>* rows;
+    const std::vector<index_t>* global_rows;
+    int loop_rank;  ///< the rank the call sees (a vec<D> operand's without its core axis)
+    index_t extent;  ///< its global axis 0
+    std::string what;
+    int in = -1;  ///< its index among the inputs' shapes (-1: an out)
+  };
+  std::vector<operand> sharded;
   std::vector<shape> ins;
+  std::vector<std::string> in_what;  ///< per input: its description ("" for scalars' absence)
   std::vector<std::pair<shape, std::string>> plains;
-  std::vector<std::string> outs;
   std::vector<shape> out_shapes;
-  // loop_rank: the rank the call sees (a vec<D> operand's without its core axis).
-  auto sharded = [&](const auto& s, const char* role, int loop_rank) {
-    const std::string d = std::string(role) + " " + s.sharding();
-    if (!have) {
-      have = true;
-      first = d;
-      p.devices = s.devices();
-      p.rows = s.rows();
-      p.global_rows = s.global_rows();
-      p.rank = loop_rank;
-    } else if (s.devices() != p.devices || s.rows() != p.rows || s.global_rows() != p.global_rows ||
-               loop_rank != p.rank) {
-      throw shape_error(std::string(name) + ": sharded operands must be sharded alike (same devices, same rows per "
-                        "shard, same rank), but the " + first + " and the " + d + " are not");
-    }
+  auto add = [&](const auto& s, const std::string& role, int loop_rank, bool input) {
+    sharded.push_back({&s.devices(), &s.rows(), &s.global_rows(), loop_rank, s.shape().size() > 0 ? s.shape()[0] : 0,
+                       role + " " + s.sharding(), input ? static_cast<int>(ins.size()) - 1 : -1});
+    if (input) in_what.back() = sharded.back().what;
   };
   auto visit = [&](const auto& x) {
     using B = bare_t<decltype(x)>;
     if constexpr (is_sharded<B>::value) {
-      sharded(x, "input", x.ndim());
       ins.push_back(x.shape());
+      in_what.emplace_back();
+      add(x, "input", x.ndim(), true);
     } else if constexpr (is_sharded_vec<B>::value) {  // its points: the loop shape, without the core axis
       const shape& u = x.array->shape();
       check_vec_operand<B::core>(name, u, true);
-      sharded(*x.array, ("ufunc::vec<" + std::to_string(B::core) + "> input").c_str(), x.array->ndim() - 1);
       ins.emplace_back(u.begin(), u.end() - 1);
+      in_what.emplace_back();
+      add(*x.array, "ufunc::vec<" + std::to_string(B::core) + "> input", x.array->ndim() - 1, true);
     } else if constexpr (core_of<B>::value > 0) {  // a plain array's points, replicated
       const shape u = x.view.shape();
       check_vec_operand<core_of<B>::value>(name, u, false);
       ins.emplace_back(u.begin(), u.end() - 1);
+      in_what.push_back("plain ufunc::vec<" + std::to_string(core_of<B>::value) + "> input of shape " + u.str());
       plains.emplace_back(ins.back(), "");
     } else if constexpr (is_out<B>::value) {
-      std::apply([&](const auto&... so) { ((sharded(*so.array, "out", so.array->ndim()), out_shapes.push_back(so.array->shape())), ...); },
-                 x.views);
+      std::apply([&](const auto&... so) {
+        ((add(*so.array, "out", so.array->ndim(), false), out_shapes.push_back(so.array->shape())), ...);
+      }, x.views);
     } else if constexpr (arg_traits<B>::is_array) {
       ins.push_back(x.shape());
+      in_what.push_back("plain array of shape " + x.shape().str());
       plains.emplace_back(x.shape(), "");
     }
   };
   (visit_leaves(visit, a), ...);
-  if (!have) throw shape_error(std::string(name) + ": no sharded operand");
+  if (sharded.empty()) throw shape_error(std::string(name) + ": no sharded operand");
+  // The call's rank: the highest of the sharded operands'; the first of that rank
+  // is the reference the others of that rank (and the outs) must be sharded like.
+  int top = 0;
+  for (const auto& o : sharded) top = o.loop_rank > top ? o.loop_rank : top;
+  const operand* ref = nullptr;
+  for (const auto& o : sharded)
+    if (!ref && o.loop_rank == top) ref = &o;
+  p.devices = *ref->devices;
+  p.rows = *ref->rows;
+  p.global_rows = *ref->global_rows;
+  p.rank = top;
+  p.row_what = ref->what;
+  const operand* ring = nullptr;
+  for (const auto& o : sharded) {
+    if (o.loop_rank == top || o.in < 0 || o.loop_rank < 1) {
+      if (*o.devices != p.devices || *o.rows != p.rows || *o.global_rows != p.global_rows || o.loop_rank != top)
+        throw shape_error(std::string(name) + ": sharded operands must be sharded alike (same devices, same rows per "
+                          "shard, same rank), but the " + ref->what + " and the " + o.what + " are not");
+    } else if (!ring) {  // the first y operand
+      ring = &o;
+      p.ring_axis = top - o.loop_rank;
+      p.ring_rows = *o.global_rows;
+      p.ring_what = o.what;
+      if (*o.devices != p.devices)
+        p.ring_problem = "the " + o.what + " and the " + ref->what + " are sharded over different device sets (or " +
+                         "communicators): the y blocks travel between the devices (ranks) of the x operands";
+    } else if (p.ring_problem.empty() &&
+               (*o.devices != *ring->devices || *o.rows != *ring->rows || *o.global_rows != *ring->global_rows ||
+                o.loop_rank != ring->loop_rank)) {
+      p.ring_problem = "the operands sharded along another axis than the call's axis 0 must be sharded alike (same "
+                       "devices, same rows per shard, same rank), but the " + ring->what + " and the " + o.what +
+                       " are not";
+    }
+  }
   for (const auto& pl : plains)
     if (!replicable(pl.first, p.rank))
       throw shape_error(std::string(name) + ": the plain array of shape " + pl.first.str() +
-                        " cannot be replicated to the shards of the " + first +
+                        " cannot be replicated to the shards of the " + ref->what +
                         ": it must broadcast against each shard without covering axis 0 (a lower rank, or "
                         "extent 1 on axis 0); shard it alike instead (ufunc::shard)");
   p.bshape = broadcast_shapes(ins, name);
@@ -511,6 +588,23 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
     if (os != p.bshape)
       throw shape_error(std::string(name) + ": the sharded out has shape " + os.str() + " but the inputs broadcast to " +
                         p.bshape.str());
+  if (ring && p.ring_problem.empty()) {
+    const int k = p.ring_axis;
+    if (ring->extent != p.bshape[k])
+      p.ring_problem = "the " + ring->what + " is sharded along the call's axis " + std::to_string(k) +
+                       ", which it broadcasts along (extent " + std::to_string(ring->extent) + " to " +
+                       std::to_string(p.bshape[k]) + ")";
+    for (std::size_t q = 0; q < ins.size() && p.ring_problem.empty(); ++q) {
+      bool moving_y = false;
+      for (const auto& o : sharded) moving_y = moving_y || (o.in == static_cast<int>(q) && o.loop_rank < top);
+      const int at = k - (p.rank - ins[q].size());
+      if (!moving_y && at >= 0 && ins[q][at] != 1)
+        p.ring_problem = "the " + in_what[q] + " moves along the call's axis " + std::to_string(k) +
+                         ", the axis the " + ring->what + " is sharded along: an x operand (moving along axis 0) or "
+                         "a plain one must have extent 1 there, and a y operand (moving along axis " +
+                         std::to_string(k) + ") be sharded like it";
+    }
+  }
   return p;
 }
 
@@ -525,6 +619,7 @@ template <class... A>
 void agree_across_ranks(const sharded_plan& p, const std::string& name, const A&... a) {
   if (!p.devices.spans_processes()) return;
   std::string d = name + " of shape " + p.bshape.str() + " as rows " + rows_str(p.global_rows);
+  if (p.ring_axis >= 0) d += ", y sharded along axis " + std::to_string(p.ring_axis) + " as rows " + rows_str(p.ring_rows);
   auto visit = [&](const auto& x) {
     using B = bare_t<decltype(x)>;
     if constexpr (!is_sharded<B>::value && !is_out<B>::value && arg_traits<B>::is_array)
@@ -570,6 +665,46 @@ std::array<bool, max_rank> mask_or_disagree(const sharded_plan& p, const control
     }
     std::rethrow_exception(err);
   }
+}
+
+/// The checks of a reduction given y operands (plan.ring_axis >= 0; `mask`, its
+/// axes): the y operands can travel block by block (ring_problem), the reduction
+/// is over their axis, and argmin/argmax (`arg`) reduce over that axis alone.
+/// shape_error otherwise (made inside mask_or_disagree's check: every rank throws).
+inline void check_ring_reduction(const sharded_plan& p, const std::array<bool, max_rank>& mask, const char* name,
+                                 bool arg) {
+  if (p.ring_axis < 0) return;
+  const std::string k = std::to_string(p.ring_axis);
+  if (!p.ring_problem.empty()) throw shape_error(std::string(name) + ": " + p.ring_problem);
+  if (!mask[static_cast<std::size_t>(p.ring_axis)])
+    throw shape_error(std::string(name) + ": the " + p.ring_what + " is sharded along the call's axis " + k +
+                      " (its axis 0), which this reduction keeps: its blocks travel between the devices (ranks) only "
+                      "for a reduction over axis " + k + "; reduce over it, or shard the operand like the " +
+                      p.row_what);
+  int n = 0;
+  for (int d = 0; d < p.rank; ++d) n += mask[static_cast<std::size_t>(d)];
+  if (arg && n != 1)
+    throw shape_error(std::string(name) + ": with the " + p.ring_what + " sharded along the call's axis " + k +
+                      ", give ufunc::axis(" + k + ") (the index along it of each x_i's pick)");
+}
+
+/// A call other than a reduction over ring_axis given y operands: shape_error,
+/// on every rank (a rank meets the others' agreement exchange first, as
+/// mask_or_disagree does, so that none is left waiting for it).
+template <class... A>
+void refuse_ring(const sharded_plan& p, const char* name, const A&... a) {
+  if (p.ring_axis < 0) return;
+  const shape_error err(std::string(name) + ": the " + p.ring_what + " is sharded along the call's axis " +
+                        std::to_string(p.ring_axis) + " (its axis 0), unlike the " + p.row_what +
+                        ": only a reduction over that axis takes it (each device or rank reduces its rows against "
+                        "one block of it at a time, docs/multi_gpu.md); shard it like the other operands here");
+  if (p.devices.spans_processes()) {
+    try {
+      agree_across_ranks(p, std::string(name) + " given an operand sharded along another axis (refused)", a...);
+    } catch (...) {  // (the others' calls differ: they throw shape_error)
+    }
+  }
+  throw err;
 }
 
 /// Across processes, the plan of a factory's result over `d` (every rank's
@@ -730,6 +865,74 @@ std::optional<array<Res, Target>> combine_local(const std::vector<int>& live, co
   return with_partials<Target, Res>(live, ids, make, [&](std::vector<array<Res, Target>>& partial) {
     return std::optional<array<Res, Target>>(combine_partials<Target, Op, Res>(partial, live, ids, op, name, wait));
   });
+}
+
+/// A reduction given y operands, the part each device or rank computes: for
+/// every local shard i with here[i], compute(i, block, first, stream) (shard
+/// i's reduction against one block of the y operands, the ring's `run` having
+/// brought that block) for the blocks in global order, folded in that order
+/// (acc = fold(acc, part)); per local shard the fold, or none. Memory: besides
+/// the partials, one block a device (ring.hpp). In one process each shard walks
+/// the blocks on its own stream (the copies are peer copies, no collective).
+/// Across processes every rank posts every block (a collective per block) even
+/// when its own work failed or it has none: a failure is rethrown after the
+/// last block, for the caller's status exchange (across_ranks,
+/// fold_across_ranks), so no rank is left waiting in a broadcast.
+template <class Target, class Arr, class Compute, class Fold>
+std::vector<std::optional<Arr>> ring_fold(ring_run<Target>& run, const device_set& d, const std::vector<bool>& here,
+                                          Compute&& compute, const Fold& fold) {
+  const std::vector<ring_block>& blocks = run.blocks();
+  auto step = [&](std::optional<Arr>& acc, int i, std::size_t t, stream_ref st) {
+    Arr part = compute(i, blocks[t], t == 0, st);
+    if (!acc)
+      acc = std::move(part);
+    else
+      fold(*acc, part, ufunc::out(*acc), st);  // (part is freed on its stream, behind the fold)
+  };
+  if (!d.spans_processes())
+    return for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
+      std::optional<Arr> acc;
+      if (!here[static_cast<std::size_t>(i)]) return acc;
+      for (std::size_t t = 0; t < blocks.size(); ++t) {
+        run.bring(i, blocks[t], st);
+        step(acc, i, t, st);
+      }
+      return acc;
+    });
+  device_guard<Target> g(d[0]);
+  const stream_ref st = shard_stream<Target>(d[0]);
+  std::vector<std::optional<Arr>> out(1);
+  std::exception_ptr err;
+  auto guarded = [&](auto&& f) {
+    if (err) return;
+    try {
+      f();
+    } catch (...) {
+      err = std::current_exception();
+    }
+  };
+  guarded([&] { run.stage_own(); });
+  for (std::size_t t = 0; t < blocks.size(); ++t) {
+    if (t == 0) {
+      run.post(blocks[0]);
+      guarded([&] { run.land(blocks[0], st); });
+    }
+    if (here[0]) guarded([&] { step(out[0], 0, t, st); });  // enqueued (GPUs): the next post overlaps it
+    if (t + 1 < blocks.size()) {
+      run.post(blocks[t + 1]);
+      guarded([&] { run.land(blocks[t + 1], st); });
+    }
+  }
+  guarded([&] { st.synchronize(); });
+  if (err) {
+    try {
+      drain<Target>(d.ids());
+    } catch (...) {
+    }
+    out[0].reset();
+    std::rethrow_exception(err);
+  }
+  return out;
 }
 
 template <class R>
@@ -1034,6 +1237,7 @@ struct sharded_ops {
     using Target = typename E::target_type;
     const sharded_plan p = plan_sharded("ufunc::evaluate", e, c...);
     check_devices<Target>(p.devices, "ufunc::evaluate");
+    refuse_ring(p, "ufunc::evaluate", e, c...);
     agree_across_ranks(p, "ufunc::evaluate", e, c...);
     return across_ranks(p.devices, "ufunc::evaluate", [&]() -> decltype(auto) { return evaluate_here<has_out>(p, e, c...); });
   }
@@ -1074,6 +1278,7 @@ struct sharded_ops {
     constexpr bool has_out = (is_out<bare_t<Args>>::value || ...);
     const sharded_plan p = plan_sharded(f.name(), args...);
     check_devices<Target>(p.devices, f.name());
+    refuse_ring(p, f.name(), args...);
     agree_across_ranks(p, f.name(), args...);
     return across_ranks(p.devices, f.name(), [&]() -> decltype(auto) { return call_here<has_out>(p, f, args...); });
   }
@@ -1246,6 +1451,7 @@ struct sharded_ops {
     const auto mask = mask_or_disagree(p, o, r.name(), [&] {
       if (o.has_axes && o.axes_list.size() != 1)
         throw shape_error(std::string(r.name()) + ": give one axis (or none), not " + axes_str(o.axes_or_null()));
+      check_ring_reduction(p, axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis), r.name(), true);
     }, args...);
     constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
     const reduced_shape rs = reduced_shape_of(p, mask, o.keepdims);
@@ -1257,6 +1463,10 @@ struct sharded_ops {
       throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
                         axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
     const std::vector<int>& ids = p.devices.ids();
+    if constexpr (!scalar) {
+      if (p.ring_axis >= 0)  // y operands along the one reduced axis (check_ring_reduction): block by block
+        return reduce_arg_ring<is_max>(p, r, std::forward<Args>(args)...);
+    }
     auto prep = std::make_tuple(prepare_arg(args, ids)...);
     if constexpr (!scalar) {
       if (!mask[0])  // along another axis: every shard's indices stay on its device
@@ -1313,12 +1523,52 @@ struct sharded_ops {
     }
   }
 
+  /// argmin/argmax over the axis the y operands are sharded along: each shard's
+  /// (value, index) partial against one y block at a time (arg_partial_kind),
+  /// its indices moved by the block's first position (the block's global j
+  /// offset: the call reduces that axis alone), folded in block order with
+  /// arg_pick (ties to the lower j, the first NaN), then the indices taken.
+  /// The result is sharded like the x operands.
+  template <bool IsMax, class R, class... Args>
+  static auto reduce_arg_ring(const sharded_plan& p, const R& r, Args&&... args) {
+    using parts = reducer_parts<R>;
+    using Target = typename sharded_target<bare_t<Args>...>::type;
+    const std::vector<int>& ids = p.devices.ids();
+    std::vector<std::shared_ptr<ring_slot_base>> slots;
+    auto prep = std::make_tuple(prepare_ring(args, ids, p.rank, slots)...);
+    ring_run<Target> run(p.devices, p.ring_rows, slots);
+    const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init,
+                  arg_partial_kind<IsMax>>
+        partial_r(r.map_fn(), r.op_fn(), no_init{}, r.name());
+    const std::vector<int> none;
+    using Part = decltype(shard_reduce<false>(partial_r, prep, 0, stream_ref(), none));
+    using Acc = typename Part::value_type;  // arg_acc<M>
+    using Pick = arg_pick<decltype(Acc::v), IsMax>;
+    using fold_t = fold_fn<acc_op<Acc, Pick>>;
+    const vectorized<Target, fold_t> fold(fold_t{acc_op<Acc, Pick>{Pick{}}}, r.name());
+    return across_ranks(p.devices, r.name(), [&] {
+      const std::vector<bool> every(ids.size(), true);
+      auto acc = ring_fold<Target, Part>(run, p.devices, every, [&](int i, const ring_block& b, bool, stream_ref st) {
+        Part a = shard_reduce<false>(partial_r, prep, i, st, none);
+        vectorized<Target, arg_shift_fn>(arg_shift_fn{b.first}, r.name())(a, ufunc::out(a), st);
+        return a;
+      }, fold);
+      using fin_t = finish_fn<finish_index>;
+      auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+        return vectorized<Target, fin_t>(fin_t{finish_index{}}, r.name())(*acc[static_cast<std::size_t>(i)], st);
+      });
+      return sharded_access::assemble(p.devices, std::move(res), p.global_rows);
+    });
+  }
+
   template <class R, class... Args>
   static auto reduce_values(const sharded_plan& p, const controls& o, const R& r, Args&&... args) {
     using parts = reducer_parts<R>;
     constexpr bool is_mean = std::is_same_v<typename parts::kind, mean_kind>;
     using Target = typename sharded_target<bare_t<Args>...>::type;
-    const auto mask = mask_or_disagree(p, o, r.name(), [] {}, args...);
+    const auto mask = mask_or_disagree(p, o, r.name(), [&] {
+      check_ring_reduction(p, axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis), r.name(), false);
+    }, args...);
     constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
     const std::vector<int>& ids = p.devices.ids();
     std::vector<int> all_axes;
@@ -1354,15 +1604,32 @@ struct sharded_ops {
         if (mask[static_cast<std::size_t>(d)]) what += std::to_string(d) + ",";
       what += o.keepdims ? "} keepdims" : "}";
     }
+    // y operands (sharded along the reduced axis p.ring_axis) travel block by
+    // block (ring_fold) where there is something to reduce and a result to
+    // hold; otherwise (an empty range or result) each shard's own block gives
+    // the result's shape and its identity or initial value, as below.
+    const bool ring = p.ring_axis >= 0 && red_count > 0 && (!mask[0] || kept_count > 0);
     auto agree = [&] { agree_across_ranks(p, what, args...); };
-    const bool special = (!scalar && (!mask[0] || kept_count == 0)) || red_count == 0;
+    auto agree_later = [&] {  // (a ring's exchange is made first: its blocks' broadcasts are collectives of the call)
+      if (!ring) agree();
+    };
+    const bool special = (!scalar && (!mask[0] || kept_count == 0)) || red_count == 0 || ring;
     if (multi && special) agree();  // (also before the check below: a rank whose shape differs must not throw alone)
     if (red_count == 0 && !has_init)  // the unsharded call's check and message, on the global shape
       throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
                         axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
-    // Only now (every check made) plain operands are replicated to the devices.
-    Prep prep = std::make_tuple(prepare_arg(args, ids)...);
-    auto run_shard = [&](const auto& red, int i, stream_ref st) { return shard_call(red, prep, i, st); };
+    // Only now (every check made) plain operands are replicated to the devices;
+    // with y blocks, every sharded leaf becomes a view the ring points (ring.hpp).
+    std::optional<Prep> prep;
+    std::vector<std::shared_ptr<ring_slot_base>> slots;
+    using RingPrep = decltype(std::make_tuple(prepare_ring(args, ids, p.rank, slots)...));
+    std::optional<RingPrep> rprep;
+    if (ring)
+      rprep.emplace(std::make_tuple(prepare_ring(args, ids, p.rank, slots)...));
+    else
+      prep.emplace(std::make_tuple(prepare_arg(args, ids)...));
+    ring_run<Target> run(p.devices, p.ring_rows, slots);
+    auto run_shard = [&](const auto& red, int i, stream_ref st) { return shard_call(red, *prep, i, st); };
     // The result across axis 0: on the first device, as a host value (a whole
     // reduction) or a sharded_array of one shard there.
     auto across = [&](Arr&& x) {
@@ -1375,7 +1642,40 @@ struct sharded_ops {
         return sharded_access::assemble(device_set{ids[0]}, std::move(v));
       }
     };
+    const reducer<Res, typename parts::map, plus, default_init, plain_kind> mean_sum(r.map_fn(), plus{}, default_init{},
+                                                                                    r.name());
+    const UsedOp used_op = [&] {
+      if constexpr (is_mean) return plus{};
+      else return r.op_fn();
+    }();
+    using fold_t = fold_fn<acc_op<Res, UsedOp>>;
+    const vectorized<Target, fold_t> fold(fold_t{acc_op<Res, UsedOp>{used_op}}, r.name());
+    // Shard i's reduction against one y block: the initial value with the first
+    // block of the outputs it belongs to (init_for), a mean's sums in Res.
+    auto ring_compute = [&](auto&& init_for) {
+      return [&, init_for](int i, const ring_block&, bool first, stream_ref st) -> Arr {
+        if constexpr (is_mean) return shard_call(mean_sum, *rprep, i, st);
+        else return first && init_for(i) ? shard_call(r, *rprep, i, st) : shard_call(rest, *rprep, i, st);
+      };
+    };
     if constexpr (!scalar) {
+      if (!mask[0] && ring) {  // axis 0 kept: each shard's outputs over every y block, in block order
+        return across_ranks(p.devices, r.name(), [&] {
+          const std::vector<bool> every(ids.size(), true);
+          auto acc = ring_fold<Target, Arr>(run, p.devices, every, ring_compute([](int) { return true; }), fold);
+          std::vector<Arr> res;
+          for (std::size_t i = 0; i < acc.size(); ++i) res.push_back(std::move(*acc[i]));
+          if constexpr (is_mean) {  // the division once, by the global count
+            using fin_t = finish_fn<finish_mean<Res>>;
+            const vectorized<Target, fin_t> fin(fin_t{finish_mean<Res>{red_count}}, r.name());
+            for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+              fin(res[static_cast<std::size_t>(i)], ufunc::out(res[static_cast<std::size_t>(i)]), st);
+              return 0;
+            });
+          }
+          return sharded_access::assemble(p.devices, std::move(res), p.global_rows);
+        });
+      }
       if (!mask[0]) {  // axis 0 kept: every shard's rows of the result stay on its device
         return across_ranks(p.devices, r.name(), [&] {
           auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) { return run_shard(r, i, st); });
@@ -1410,23 +1710,30 @@ struct sharded_ops {
           init_here = static_cast<int>(g) == p.devices.rank();
           break;
         }
-    const reducer<Res, typename parts::map, plus, default_init, plain_kind> mean_sum(r.map_fn(), plus{}, default_init{},
-                                                                                    r.name());
-    const UsedOp used_op = [&] {
-      if constexpr (is_mean) return plus{};
-      else return r.op_fn();
-    }();
+    // With y blocks: each shard with rows over every block (ring_fold), first
+    // (across processes inside local_part: every rank takes part in the blocks'
+    // broadcasts, with rows or not), then combined as the partials below are.
+    std::vector<std::optional<Arr>> ringed;
+    auto ring_all = [&] {
+      std::vector<bool> has(ids.size());
+      for (std::size_t i = 0; i < has.size(); ++i) has[i] = p.rows[i] > 0;
+      ringed = ring_fold<Target, Arr>(run, p.devices, has,
+                                      ring_compute([&](int i) { return i == live[0] && init_here; }), fold);
+    };
+    if (ring && !multi) ring_all();
     // This process's shards combined (none across processes on a rank without rows).
-    auto make_partial = [&](int i, stream_ref st) {
+    auto make_partial = [&](int i, stream_ref st) -> Arr {
+      if (ring) return std::move(*ringed[static_cast<std::size_t>(i)]);
       if constexpr (is_mean) return run_shard(mean_sum, i, st);
       else return i == live[0] && init_here ? run_shard(r, i, st) : run_shard(rest, i, st);  // the initial value once
     };
     auto local_part = [&](bool wait) {
+      if (ring && multi) ring_all();
       return combine_local<Target, UsedOp, Res>(live, ids, used_op, r.name(), make_partial, wait);
     };
     if constexpr (scalar && host_foldable<Target, UsedOp, Res>()) {
       if (multi) {  // a whole reduction across processes: the ranks' values folded on the host
-        const Res v = fold_value_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op, agree);
+        const Res v = fold_value_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op, agree_later);
         if constexpr (is_mean) return finish_fn<finish_mean<Res>>{finish_mean<Res>{red_count}}(v);
         else return v;
       } else {  // in one process: the shards' values folded on the host
@@ -1437,7 +1744,7 @@ struct sharded_ops {
     }
     {
       Arr out = multi ? fold_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op,
-                                                       scalar ? shape() : shape(result_dims), agree)
+                                                       scalar ? shape() : shape(result_dims), agree_later)
                       : std::move(*local_part(true));
       if constexpr (is_mean) {  // the division once, by the global count (as finish_mean on one device)
         using fin_t = finish_fn<finish_mean<Res>>;
