@@ -35,11 +35,7 @@ template <class T>
 UFUNC_HD T atomic_add(T* addr, detail::value_of_t<T> val) noexcept {
   UFUNC_DETAIL_ATOMIC_TYPE_CHECK(T);
 #if UFUNC_DEVICE_PASS
-  using W = detail::cuda_word_t<T>;
-  if constexpr (std::is_same_v<W, long long>)  // CUDA has no signed 64-bit add; wrapping add is the same bits
-    return static_cast<T>(atomicAdd(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(val)));
-  else
-    return static_cast<T>(atomicAdd(reinterpret_cast<W*>(addr), static_cast<W>(val)));
+  return detail::device_add<T>(addr, val);
 #else
   if constexpr (std::is_integral_v<T>)
     return __atomic_fetch_add(addr, val, __ATOMIC_RELAXED);

@@ -59,6 +59,17 @@ __device__ __forceinline__ T from_bits(cuda_bits_t<T> b) {
   return v;
 }
 
+/// *addr += val with CUDA's atomicAdd; the value before (ufunc::atomic_add's
+/// device side, and f.at's update for plus).
+template <class T>
+__device__ __forceinline__ T device_add(T* addr, T val) {
+  using W = cuda_word_t<T>;
+  if constexpr (std::is_same_v<W, long long>)  // CUDA has no signed 64-bit add; wrapping add is the same bits
+    return static_cast<T>(atomicAdd(reinterpret_cast<unsigned long long*>(addr), static_cast<unsigned long long>(val)));
+  else
+    return static_cast<T>(atomicAdd(reinterpret_cast<W*>(addr), static_cast<W>(val)));
+}
+
 template <class T>
 __device__ __forceinline__ T device_cas(T* addr, T compare, T val) {
   using B = cuda_bits_t<T>;

@@ -8,7 +8,6 @@
 #include <type_traits>
 
 #include "../array_view.hpp"
-#include "../atomic.hpp"  // atomic_add: np.add.at's native update
 #include "../config.hpp"
 #include "../ops.hpp"
 #include "atomic.hpp"
@@ -57,7 +56,7 @@ struct at_update {
     T* p = &a(i);
 #if UFUNC_DEVICE_PASS
     if constexpr (native_add) {
-      (void)ufunc::atomic_add(p, b(static_cast<index_t>(k)));
+      (void)device_add<T>(p, b(static_cast<index_t>(k)));
     } else {
       T old = device_volatile_load(p), seen;
       do {
