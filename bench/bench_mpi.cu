@@ -7,7 +7,10 @@
 //   (3) a 16384^3 FP32 matmul, A sharded by rows, B given on every rank, against
 //       one GPU's whole product (>= 1.85x, >= 3.5x);
 //   (4) a Gaussian kernel sum of 2^K x 2^K 3-D points (K = 22 by default), x_i
-//       sharded, y_j on every rank (4 ranks >= 3.6x; pairs/s reported);
+//       sharded, y_j on every rank (4 ranks >= 3.6x; pairs/s reported); then the
+//       same with the y_j sharded over the ranks too, each y block broadcast from
+//       its rank in turn (docs/multi_gpu.md, "Both operands sharded"; reported,
+//       no target);
 //   (5) the all-reduce inside a reduction: a sum across axis 0 of an (R, 2^24)
 //       array (one row a rank) less the same local pass on one rank alone (a
 //       (1, 2^24) array) is the library's exchanges plus its all-reduce of the
@@ -263,6 +266,20 @@ int main(int argc, char** argv) {
       say("kernel sum 2^" + std::to_string(K) + " x 2^" + std::to_string(K) + ", one rank", pairs / tk.first / 1e9, "T pairs/s");
       say("kernel sum, every rank (x_i sharded, y_j on every rank)", pairs / tk.second / 1e9, "T pairs/s");
       say_ratio("kernel sum throughput, all ranks / one", tk.first / tk.second, 0, 3.6);
+      // The y_j sharded too: no rank holds all of them (the blocks travel).
+      const auto ys = ufunc::shard(hy, ufunc::shape{N, 3}, all);
+      ufunc::sharded_array<float> s2;
+      auto both = [&] { s2 = k(ufunc::vec<3>(xs), ufunc::vec<3>(ys), ufunc::axis(1)); };
+      const auto tb = one_vs_all(one, both, 2);
+      const auto got2 = s2.to_host(0);
+      if (rank_ == 0) {
+        const auto want = s1.to_host();
+        long long bad = 0;
+        for (std::size_t i = 0; i < want.size(); ++i) bad += std::fabs(got2[i] - want[i]) > 1e-5f * std::fabs(want[i]);
+        expect(got2.size() == want.size() && bad == 0, "kernel sum with y sharded differs from one rank's in " + std::to_string(bad));
+      }
+      say("kernel sum, every rank (x_i and y_j sharded, y blocks broadcast)", pairs / tb.second / 1e9, "T pairs/s");
+      say_ratio("kernel sum with y sharded, all ranks / one", tb.first / tb.second, 0, 0);
     }
 
     // ---- (5): the all-reduce inside a reduction against a bare ncclAllReduce ---------------

@@ -165,8 +165,26 @@ void run(const ufunc::device_set& d, index_t n, index_t m, std::uint64_t seed, c
     return ok;
   };
 
-  // Kernel sums over j: sharded like X.
+  // Kernel sums over j: sharded like X. The memory a y operand takes beyond its
+  // own shard, per shard: none on host shards in one process (a shard reads the
+  // others' blocks where they are), one block on a GPU (a buffer) or on a host
+  // rank (the received block), three across GPU ranks (a device buffer, the
+  // received block and its own staged in host memory).
+#if defined(UFUNC_TESTING)
+  ufunc::detail::testing::ring_slot_peak() = 0;
+#endif
   const auto a = k(ufunc::vec<3>(X), ufunc::vec<3>(Y), B, ufunc::axis(1));
+#if defined(UFUNC_TESTING)
+  {
+    index_t most = 0;
+    for (index_t r : ufunc::detail::split_rows(m, shards)) most = std::max(most, r);
+    const std::size_t block = static_cast<std::size_t>(most * 3) * sizeof(float), peak = ufunc::detail::testing::ring_slot_peak();
+    const std::size_t blocks = std::is_same_v<Tg, host> ? (d.spans_processes() ? 1 : 0) : (d.spans_processes() ? 3 : 1);
+    check(peak <= blocks * block,
+          "y memory per shard: " + std::to_string(peak) + " bytes, at most " + std::to_string(blocks) + " blocks of " +
+              std::to_string(block) + at);
+  }
+#endif
   check(a.shape() == ufunc::shape({n}) && a.global_rows() == X.global_rows() && a.devices() == d,
         "kernel sum over j: shape and sharding " + a.sharding() + at);
   const auto ah = a.to_host();

@@ -80,6 +80,30 @@ TEST_CASE("sharded ring: the same bits at 1, 2 and 16 threads") {
   }
 }
 
+TEST_CASE("sharded ring: what the plan records (detail::plan_sharded) and the blocks (detail::ring_blocks)") {
+  const ufunc::device_set d{0, 1, 2};
+  const auto X = ufunc::zeros<float, host>(ufunc::shape{7, 1, 3}, d);
+  const auto Y = ufunc::zeros<float, host>(ufunc::shape{5, 3}, d);
+  const auto B = ufunc::zeros<float, host>(ufunc::shape{5}, d);
+  const auto p = ufunc::detail::plan_sharded("k", ufunc::vec<3>(X), ufunc::vec<3>(Y), B);
+  CHECK(p.rank == 2);
+  CHECK(p.bshape == ufunc::shape{7, 5});
+  CHECK(p.rows == std::vector<index_t>{3, 2, 2});
+  CHECK(p.ring_axis == 1);
+  CHECK(p.ring_rows == std::vector<index_t>{2, 2, 1});
+  CHECK(p.ring_problem.empty());
+  const auto q = ufunc::detail::plan_sharded("k", ufunc::vec<3>(X), B);  // (7,1) with (5,): B alone is a y operand
+  CHECK(q.ring_axis == 1);
+  CHECK(ufunc::detail::plan_sharded("k", ufunc::vec<3>(X)).ring_axis == -1);
+  index_t most = 0;
+  const auto b = ufunc::detail::ring_blocks({2, 0, 3, 1}, most);
+  REQUIRE(b.size() == 3);
+  CHECK((b[0].owner == 0 && b[0].rows == 2 && b[0].first == 0));
+  CHECK((b[1].owner == 2 && b[1].rows == 3 && b[1].first == 2));
+  CHECK((b[2].owner == 3 && b[2].rows == 1 && b[2].first == 5));
+  CHECK(most == 3);
+}
+
 TEST_CASE("sharded ring: refused calls are shape_errors before any work") {
   ring_cases::errors<host>(ufunc::device_set{0, 1, 2}, ufunc::device_set{0, 1, 3}, doctest_check());
   ring_cases::errors<host>(ufunc::device_set{0}, ufunc::device_set{1}, doctest_check());

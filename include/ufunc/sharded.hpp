@@ -56,7 +56,9 @@ inline constexpr bool have_nccl = detail::collectives<target::device>::available
 /// a C++ operator with a sharded array `x` among the operands (alike sharded
 /// arrays, scalars, named plain arrays that broadcast against a shard, other
 /// sharded expressions). Nothing runs when it is built; shapes and shardings
-/// are checked then (shape_error naming the function). `ufunc::evaluate(e)`
+/// are checked then (shape_error naming the function; a sharded operand of a
+/// lower rank, the y_j of a pairwise reduction sharded along another axis of
+/// the call, when the expression is used: sharded/ring.hpp). `ufunc::evaluate(e)`
 /// (or `evaluate(e, ufunc::out(y))` with y sharded alike), an eager call or a
 /// reduction given `e` builds shard i's ordinary expression on device i and
 /// runs it there: one fused kernel per shard, no intermediate arrays. Named

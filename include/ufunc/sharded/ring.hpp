@@ -19,6 +19,8 @@
 // prepared argument pick_arg hands to the per-shard call.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -35,6 +37,19 @@
 #include "../vec.hpp"
 
 namespace ufunc::detail {
+
+#if defined(UFUNC_TESTING)
+namespace testing {
+/// Test-only: the most bytes one y operand's slot held for blocks for one local
+/// shard (its device buffer, and across processes the host memory; the shard
+/// itself not counted) since the last reset (tests/ring_cases.hpp checks the
+/// memory bound with it).
+inline std::atomic<std::size_t>& ring_slot_peak() {
+  static std::atomic<std::size_t> v{0};
+  return v;
+}
+}  // namespace testing
+#endif
 
 /// One block of the y operands: its owner (a shard index in one process, a
 /// rank across processes), its rows and its first row along the reduced axis.
@@ -124,6 +139,7 @@ class ring_slot final : public ring_slot_base {
     if constexpr (target_traits<Tg>::is_device) {
       const auto& mine = a_.shard(0);
       own_.reserve(static_cast<std::size_t>(mine.size()));
+      held();
       memory<Tg>::copy_to_host(own_.data(), mine.data(), static_cast<std::size_t>(mine.size()) * sizeof(T),
                                shard_stream<Tg>(a_.devices()[0]));
     }
@@ -142,6 +158,7 @@ class ring_slot final : public ring_slot_base {
       return;
     }
     host_.reserve(static_cast<std::size_t>(most * row_));
+    held();
     c.broadcast_bytes(host_.data(), n, owner);
     if constexpr (!target_traits<Tg>::is_device) cur_[0] = view_of(host_.data(), rows);
   }
@@ -169,8 +186,22 @@ class ring_slot final : public ring_slot_base {
   /// Local shard i's block buffer (`most` rows), made on first use (device i current).
   T* buffer(int i, index_t most, stream_ref st) {
     auto& b = buf_[static_cast<std::size_t>(i)];
-    if (!b.data()) b = array<T, Tg>(with_rows(a_.shape(), most), st);
+    if (!b.data()) {
+      b = array<T, Tg>(with_rows(a_.shape(), most), st);
+      held();
+    }
     return b.data();
+  }
+  /// (UFUNC_TESTING: what this slot holds, into ring_slot_peak.)
+  void held() noexcept {
+#if defined(UFUNC_TESTING)
+    std::size_t dev = 0;  // the largest of the local shards' device buffers
+    for (const auto& b : buf_) dev = std::max(dev, static_cast<std::size_t>(b.size()) * sizeof(T));
+    const std::size_t n = (host_.n + own_.n) * sizeof(T) + dev;
+    auto& peak = testing::ring_slot_peak();
+    for (std::size_t p = peak.load(); n > p && !peak.compare_exchange_weak(p, n);) {
+    }
+#endif
   }
 
   const sharded_array<T, Tg>& a_;
