@@ -25,6 +25,40 @@
 #include <mutex>
 #include <new>
 
+// Named (not anonymous): nvcc warns of the unused half of a resource's calls
+// in an unnamed namespace (the host's in a CUDA build).
+namespace select_k_test {
+
+/// A host resource recording the largest allocation it made (arrays, results
+/// and temporaries of the device target: the host backend's in a host build).
+struct peak_resource {
+  std::mutex m;
+  std::size_t largest = 0;
+  long count = 0;
+  void note(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(m);
+    largest = std::max(largest, bytes);
+    ++count;
+  }
+  void* allocate(std::size_t bytes, std::size_t align) {
+    note(bytes);
+    void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  void deallocate(void* p, std::size_t, std::size_t) { std::free(p); }
+#if defined(UFUNC_BACKEND_CUDA)
+  void* allocate_async(std::size_t bytes, std::size_t, cuda::stream_ref s) {
+    note(bytes);
+    void* p = nullptr;
+    if (cudaMallocAsync(&p, bytes, s.get()) != cudaSuccess) throw std::bad_alloc();
+    return p;
+  }
+  void deallocate_async(void* p, std::size_t, std::size_t, cuda::stream_ref s) { (void)cudaFreeAsync(p, s.get()); }
+#endif
+};
+}  // namespace select_k_test
+
 namespace {
 
 using sort_test::ref_less;
@@ -290,34 +324,6 @@ void check_int_pairs(std::mt19937_64& g, index_t n, index_t m) {
 const std::pair<index_t, index_t> point_sizes[] = {{1, 1},   {1, 1000}, {3, 17},  {17, 3},   {17, 64},
                                                    {64, 255}, {255, 7},  {3, 1000}, {1000, 64}, {255, 1000}};
 
-/// A host resource recording the largest allocation it made (arrays, results
-/// and temporaries of the device target: the host backend's in a host build).
-struct peak_resource {
-  std::mutex m;
-  std::size_t largest = 0;
-  long count = 0;
-  void note(std::size_t bytes) {
-    std::lock_guard<std::mutex> lock(m);
-    largest = std::max(largest, bytes);
-    ++count;
-  }
-  void* allocate(std::size_t bytes, std::size_t align) {
-    note(bytes);
-    void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
-    if (!p) throw std::bad_alloc();
-    return p;
-  }
-  void deallocate(void* p, std::size_t, std::size_t) { std::free(p); }
-#if defined(UFUNC_BACKEND_CUDA)
-  void* allocate_async(std::size_t bytes, std::size_t, cuda::stream_ref s) {
-    note(bytes);
-    void* p = nullptr;
-    if (cudaMallocAsync(&p, bytes, s.get()) != cudaSuccess) throw std::bad_alloc();
-    return p;
-  }
-  void deallocate_async(void* p, std::size_t, std::size_t, cuda::stream_ref s) { (void)cudaFreeAsync(p, s.get()); }
-#endif
-};
 struct reset_at_exit {
   ~reset_at_exit() { ufunc::reset_memory_resource(); }
 };
@@ -411,13 +417,14 @@ TEST_CASE("select_k: a 3-D expression with broadcast dims along each axis, and s
   });
 }
 
-TEST_CASE("select_k: arrays and strided, reversed and transposed views of float, double and int, NaNs and signed zeros") {
+TEST_CASE("select_k: arrays and strided, reversed and transposed views of float, double, int and half, NaNs and signed zeros") {
   std::mt19937_64 g(test::fresh_seed());
   test::for_each_target([&](auto tg) {
     using Tg = decltype(tg);
     check_arrays<Tg, float>(g, 12);
     check_arrays<Tg, double>(g, 6);
     check_arrays<Tg, int>(g, 6);
+    check_arrays<Tg, __half>(g, 3);
     check_int_pairs<Tg>(g, 255, 1000);
     check_int_pairs<Tg>(g, 1000, 17);
   });
@@ -574,7 +581,7 @@ TEST_CASE("select_k: no temporary of the pairs' size (largest allocation, device
     const auto hx = points(std::size_t(nm.n), g, false, false), hy = points(std::size_t(nm.m), g, false, false);
     const auto X = test::make<Tg>(hx, {nm.n, 1, 3});
     const auto Y = test::make<Tg>(hy, {1, nm.m, 3});
-    peak_resource r;
+    select_k_test::peak_resource r;
     {
       reset_at_exit guard;
       ufunc::set_memory_resource(r);
@@ -593,7 +600,7 @@ TEST_CASE("select_k: no temporary of the pairs' size (largest allocation, device
   for (auto& v : hb) v = float(g() % 100);
   const auto A = test::make<Tg>(ha, {n, 1, p});
   const auto B = test::make<Tg>(hb, {1, m, p});
-  peak_resource r;
+  select_k_test::peak_resource r;
   {
     reset_at_exit guard;
     ufunc::set_memory_resource(r);
