@@ -6,13 +6,18 @@
 //   2. `vectorize(plus{}).at(a, idx, b)` (np.add.at): 2^26 random indices into 2^20
 //      float32 bins, one value each (time only; cupyx.scatter_add is the peer);
 //   3. `ufunc::sum` of 2^27 complex64 (1 GiB) against the read kernel over the same
-//      bytes: >= 0.85 of its speed.
+//      bytes: >= 0.85 of its speed;
+//   4. `ufunc::matmul` of 4096^3 complex64 into out against cublasCgemm (FP32
+//      arithmetic, no TF32) on the same operands (the target, >= 0.5 of
+//      torch.matmul, is read against primitives_peers.py's figure).
 // Checked before timing: the scan against CUB's element by element (within the
 // float scan's rounding), add.at against a host loop of the same adds in double,
-// the complex sum against a double host sum.
+// the complex sum against a double host sum, the complex matmul's 64 sampled
+// elements against double dot products (both ufunc's and cuBLAS's).
 #include <ufunc/ufunc.hpp>
 
 #include <cub/device/device_scan.cuh>
+#include <cublas_v2.h>
 #include <cuda/std/complex>
 
 #include "bench_copy.cuh"
@@ -121,6 +126,53 @@ int main() {
     report("complex64 sum 2^27 (ufunc::sum)", t[1], "ms");
     report_bandwidth("complex64 sum 2^27", "read kernel", bytes, t[1], t[0], peak,
                      bandwidth_target{0.85 * h100::read_512mib, h100::read_512mib});
+  }
+  // ---- 4: complex64 matmul 4096^3 -------------------------------------------------------------
+  {
+    using C = cuda::std::complex<float>;
+    const index_t n = 4096;
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<C> ah(static_cast<std::size_t>(n * n)), bh(ah.size());
+    for (auto& v : ah) v = C(u(g), u(g));
+    for (auto& v : bh) v = C(u(g), u(g));
+    const auto a = ufunc::asarray(ah, ufunc::shape{n, n}), b = ufunc::asarray(bh, ufunc::shape{n, n});
+    ufunc::array<C> c(ufunc::shape{n, n}), cb(ufunc::shape{n, n});
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+      std::puts("bench_primitives: cublasCreate failed");
+      return 1;
+    }
+    const cuComplex one{1.f, 0.f}, zero{0.f, 0.f};
+    auto cgemm = [&] {  // row-major C = A B is column-major C^T = B^T A^T
+      cublasCgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(n), int(n), &one, reinterpret_cast<const cuComplex*>(b.data()),
+                  int(n), reinterpret_cast<const cuComplex*>(a.data()), int(n), &zero, reinterpret_cast<cuComplex*>(cb.data()),
+                  int(n));
+    };
+    ufunc::matmul(a, b, ufunc::out(c));
+    cgemm();
+    const auto ch = c.to_host(), cbh = cb.to_host();
+    std::mt19937_64 pick(7);
+    for (int t = 0; t < 64 && ok; ++t) {
+      const std::size_t i = pick() % std::size_t(n), j = pick() % std::size_t(n);
+      double re = 0, im = 0, scale = 0;
+      for (std::size_t p = 0; p < std::size_t(n); ++p) {
+        const C x = ah[i * std::size_t(n) + p], y = bh[p * std::size_t(n) + j];
+        re += double(x.real()) * y.real() - double(x.imag()) * y.imag();
+        im += double(x.real()) * y.imag() + double(x.imag()) * y.real();
+        scale += (std::fabs(double(x.real())) + std::fabs(double(x.imag()))) * (std::fabs(double(y.real())) + std::fabs(double(y.imag())));
+      }
+      const double bound = (2.0 * double(n) + 2) * 0x1p-24 * scale;  // docs/linalg.md
+      for (const C& got : {ch[i * std::size_t(n) + j], cbh[i * std::size_t(n) + j]})
+        ok = ok && std::fabs(got.real() - re) <= bound && std::fabs(got.imag() - im) <= bound;
+    }
+    if (!ok) std::puts("bench_primitives: the complex64 matmul (ufunc's or cuBLAS's) is outside its bound");
+    const auto t = time_interleaved_ms({[&] { cgemm(); }, [&] { ufunc::matmul(a, b, ufunc::out(c)); }}, 7, 1);
+    const double flops = 8.0 * double(n) * double(n) * double(n);
+    report("complex64 matmul 4096^3 (ufunc::matmul into out)", t[1], "ms");
+    report("complex64 matmul 4096^3 (cublasCgemm)", t[0], "ms");
+    report("  ufunc TFLOP/s (8 n^3)", flops / (t[1] * 1e-3) / 1e12, "TFLOP/s");
+    report("  ufunc / cublasCgemm speed", t[0] / t[1], "x");
+    cublasDestroy(h);
   }
   if (!ok) {
     std::puts("bench_primitives: FAILED: a result check (above) failed");

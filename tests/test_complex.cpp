@@ -199,6 +199,121 @@ void reduction_cases(std::uint64_t seed) {
   CHECK(ufunc::sum(e) == C(0, 0));
 }
 
+
+// ---- matmul ----------------------------------------------------------------------
+
+/// numpy.matmul of logical row-major host operands (dims da, db), written from
+/// NumPy's rules: 1-D operands promoted (row first, column second, the added dim
+/// dropped), batch dims broadcast. Returns the result and, per element, the
+/// bound's scale: sum over the k products of (|Re a|+|Im a|)(|Re b|+|Im b|).
+template <class C>
+void matmul_reference(const std::vector<C>& a, std::vector<index_t> da, const std::vector<C>& b,
+                      std::vector<index_t> db, std::vector<ref_c>& c, std::vector<R>& scale,
+                      std::vector<index_t>& dc) {
+  const bool av = da.size() == 1, bv = db.size() == 1;
+  if (av) da.insert(da.begin(), 1);
+  if (bv) db.push_back(1);
+  const index_t m = da[da.size() - 2], k = da.back(), n = db.back();
+  REQUIRE(db[db.size() - 2] == k);
+  std::vector<index_t> ba(da.begin(), da.end() - 2), bb(db.begin(), db.end() - 2);
+  const std::size_t nb = std::max(ba.size(), bb.size());
+  ba.insert(ba.begin(), nb - ba.size(), 1);
+  bb.insert(bb.begin(), nb - bb.size(), 1);
+  std::vector<index_t> bc(nb);
+  for (std::size_t d = 0; d < nb; ++d) bc[d] = std::max(ba[d], bb[d]);
+  const index_t batches = test::count_of(bc);
+  c.assign(static_cast<std::size_t>(batches * m * n), ref_c(0, 0));
+  scale.assign(c.size(), R(0));
+  for (index_t t = 0; t < batches; ++t) {
+    index_t rem = t, oa = 0, ob = 0, sa = 1, sb = 1;
+    for (std::size_t d = nb; d-- > 0;) {
+      const index_t i = rem % bc[d];
+      rem /= bc[d];
+      oa += (ba[d] == 1 ? 0 : i) * sa;
+      ob += (bb[d] == 1 ? 0 : i) * sb;
+      sa *= ba[d];
+      sb *= bb[d];
+    }
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) {
+        ref_c acc(0, 0);
+        R sc = 0;
+        for (index_t p = 0; p < k; ++p) {
+          const C x = a[static_cast<std::size_t>((oa * m + i) * k + p)], y = b[static_cast<std::size_t>((ob * k + p) * n + j)];
+          acc += to_ref(x) * to_ref(y);
+          sc += (std::fabs(R(x.real())) + std::fabs(R(x.imag()))) * (std::fabs(R(y.real())) + std::fabs(R(y.imag())));
+        }
+        c[static_cast<std::size_t>((t * m + i) * n + j)] = acc;
+        scale[static_cast<std::size_t>((t * m + i) * n + j)] = sc;
+      }
+  }
+  dc = bc;
+  if (!av) dc.push_back(m);
+  if (!bv) dc.push_back(n);
+}
+
+/// Each part of each element within (2k + 2) eps of its scale: a part is a sum
+/// of 2k real products in the real type.
+template <class C>
+void check_matmul(const std::vector<C>& got, const std::vector<ref_c>& want, const std::vector<R>& scale, index_t k,
+                  const char* what) {
+  INFO(what);
+  REQUIRE(got.size() == want.size());
+  const R e = R(2 * k + 2) * eps_of<C>();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const ref_c g = to_ref(got[i]);
+    if (!(std::fabs(g.real() - want[i].real()) <= e * scale[i]) || !(std::fabs(g.imag() - want[i].imag()) <= e * scale[i])) {
+      if (bad++ < 3) INFO("element " << i);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+template <class Tg, class C>
+void matmul_cases(std::uint64_t seed) {
+  using V = std::vector<index_t>;
+  std::uint64_t s = seed;
+  auto one = [&](const V& da, const V& db, const char* what) {
+    const auto a = random_complex<C>(static_cast<std::size_t>(test::count_of(da)), ++s, false);
+    const auto b = random_complex<C>(static_cast<std::size_t>(test::count_of(db)), ++s, false);
+    std::vector<ref_c> want;
+    std::vector<R> scale;
+    V dc;
+    matmul_reference(a, da, b, db, want, scale, dc);
+    const auto c = ufunc::matmul(test::make<Tg>(a, da), test::make<Tg>(b, db));
+    CHECK(test::dims_of(c.shape()) == dc);
+    check_matmul(c.to_host(), want, scale, da.back(), what);
+  };
+  one({37, 53}, {53, 29}, "2-D");
+  one({53}, {53, 29}, "1-D @ 2-D");
+  one({37, 53}, {53}, "2-D @ 1-D");
+  one({53}, {53}, "1-D @ 1-D");
+  one({2, 1, 5, 7}, {3, 7, 4}, "broadcast batches");
+  one({3, 0}, {0, 4}, "k = 0");
+  one({6, 2051}, {2051, 5}, "long k");
+
+  // A transposed view as A, and the result into every other column of a larger array.
+  const auto at = random_complex<C>(53 * 37, ++s, false);  // storage of A^T: (53, 37)
+  const auto b = random_complex<C>(53 * 29, ++s, false);
+  std::vector<C> a(at.size());
+  for (index_t i = 0; i < 37; ++i)
+    for (index_t p = 0; p < 53; ++p) a[static_cast<std::size_t>(i * 53 + p)] = at[static_cast<std::size_t>(p * 37 + i)];
+  std::vector<ref_c> want;
+  std::vector<R> scale;
+  V dc;
+  matmul_reference(a, {37, 53}, b, {53, 29}, want, scale, dc);
+  const auto dat = test::make<Tg>(at, {53, 37});
+  auto big = ufunc::zeros<C, Tg>({37, 58});
+  auto cv = big.view().sliced(1, 0, 58, 2);
+  ufunc::matmul(dat.view().transposed(), test::make<Tg>(b, {53, 29}), ufunc::out(cv));
+  const auto h = big.to_host();
+  std::vector<C> got, gaps;
+  for (index_t i = 0; i < 37; ++i)
+    for (index_t j = 0; j < 58; ++j) (j % 2 == 0 ? got : gaps).push_back(h[static_cast<std::size_t>(i * 58 + j)]);
+  check_matmul(got, want, scale, 53, "transposed A, strided out");
+  CHECK(gaps == std::vector<C>(gaps.size(), C(0, 0)));  // nothing written between the out's columns
+}
 }  // namespace
 
 TEST_CASE("complex: elementwise user functions (conj, abs, arithmetic, a real scalar) on every target") {
@@ -216,5 +331,14 @@ TEST_CASE("complex: sum, prod and mean, whole and along each axis, keep the comp
   test::for_each_target([&](auto tg) {
     reduction_cases<decltype(tg), cuda::std::complex<float>>(seed);
     reduction_cases<decltype(tg), cuda::std::complex<double>>(seed);
+  });
+}
+
+TEST_CASE("complex: matmul (numpy.matmul rules, views, out) against a long double loop") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  test::for_each_target([&](auto tg) {
+    matmul_cases<decltype(tg), cuda::std::complex<float>>(seed);
+    matmul_cases<decltype(tg), cuda::std::complex<double>>(seed);
   });
 }

@@ -28,7 +28,8 @@ std::vector<matmul_variant> matmul_variants() {
 }
 
 /// Matrix product with numpy.matmul's rules. `A` and `B` are arrays or views
-/// (any strides; float, double, __half or __nv_bfloat16; same type and target). 2-D operands multiply as
+/// (any strides; float, double, __half, __nv_bfloat16 or cuda::std::complex<float|double>;
+/// same type and target). 2-D operands multiply as
 /// (m,k) @ (k,n) -> (m,n); a 1-D operand is promoted to a row (first) or a
 /// column (second) and the added dim is removed from the result; N-d operands
 /// are stacks of matrices whose leading (batch) dims broadcast. Returns a new

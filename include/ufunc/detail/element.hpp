@@ -88,14 +88,15 @@ struct element_traits {
       std::conditional_t<std::is_integral_v<T> && (sizeof(T) < 8),
                          std::conditional_t<std::is_signed_v<T> || std::is_same_v<T, bool>, std::int64_t, std::uint64_t>,
                          void>>;
-  /// matmul's kernels exist for these: FP32/FP64 arithmetic, and the 16-bit
-  /// floats with float accumulation (the tensor cores on CUDA).
-  static constexpr bool has_matmul = std::is_same_v<T, float> || std::is_same_v<T, double> || is_half_v<T>;
+  /// matmul exists for these: FP32/FP64 arithmetic, the 16-bit floats with
+  /// float accumulation (the tensor cores on CUDA), and complex<float|double>
+  /// as one real product of twice the size (detail/matmul_call.hpp).
+  static constexpr bool has_matmul =
+      std::is_same_v<T, float> || std::is_same_v<T, double> || is_half_v<T> || is_complex_v<T>;
   /// ufunc/atomic.hpp supports these: 4- and 8-byte integers, float, double,
   /// __half, __nv_bfloat16.
-  static constexpr bool has_atomics =
-      (std::is_integral_v<T> && !std::is_same_v<T, bool> && (bytes == 4 || bytes == 8)) || has_matmul ||
-      is_half_v<T>;
+  static constexpr bool has_atomics = (std::is_integral_v<T> && !std::is_same_v<T, bool> && (bytes == 4 || bytes == 8)) ||
+                                      std::is_same_v<T, float> || std::is_same_v<T, double> || is_half_v<T>;
 
   /// True for a NaN (never for integers and bool).
   static UFUNC_HD constexpr bool is_nan(const T& v) noexcept {

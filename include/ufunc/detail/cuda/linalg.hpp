@@ -7,6 +7,7 @@
 
 #include <array>
 
+#include "../element.hpp"
 #include "../linalg_plan.hpp"
 
 #if defined(__CUDACC__)
@@ -39,7 +40,9 @@ struct linalg_registry<target::cuda> {
   /// (float accumulation) and the tensor cores for the 16-bit floats.
   template <class T>
   static constexpr auto matmul_variants_for() {
-    if constexpr (is_matmul16<T>)
+    if constexpr (is_complex_v<T>)  // one real product (matmul_call.hpp): the real type's kernels
+      return matmul_variants_for<typename T::value_type>();
+    else if constexpr (is_matmul16<T>)
       return std::array<matmul_variant, 2>{matmul_variant::naive, matmul_variant::tensor_core};
     else if constexpr (std::is_same_v<T, float>)
       return std::array<matmul_variant, 4>{matmul_variant::naive, matmul_variant::tiled, matmul_variant::optimized,
