@@ -509,6 +509,10 @@ def make_torch(cfg):
 
 
 def run_numba(rec, cfg, peak):
+    try:  # numba-cuda installed with --target: its .pth (numba.cuda -> numba_cuda) is not read from PYTHONPATH
+        import _numba_cuda_redirector  # noqa: F401
+    except ImportError:
+        pass
     from numba import cuda, vectorize
     if not cuda.is_available():
         raise ImportError("numba.cuda sees no GPU")
