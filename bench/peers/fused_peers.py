@@ -220,17 +220,19 @@ def cupy_backend(impls):
             return "eager add(A.T, B) into out", lambda: cp.add(d[0].T, d[1], out=out)
 
     def fused(case, d):
+        # cupy.fuse names its kernel after the function: a lambda's "<lambda>" is not a
+        # CUDA identifier (NVRTC fails), so each gets a kernel_name.
         if case.workload == "fma_chain":
-            f = cp.fuse(chain)
+            f = cp.fuse(chain, kernel_name="fma_chain")
         elif case.workload == "six_node":
-            f = cp.fuse(lambda x, mx, y, my, w: six_node(cp, x, mx, y, my, w))
+            f = cp.fuse(lambda x, mx, y, my, w: six_node(cp, x, mx, y, my, w), kernel_name="six_node")
         elif case.workload == "dot":
-            f = cp.fuse(lambda x, y: cp.sum(x * y))
+            f = cp.fuse(lambda x, y: cp.sum(x * y), kernel_name="dot")
         elif case.workload == "axis_dot":
             ax = case.axis
-            f = cp.fuse(lambda x, y: cp.sum(x * y, axis=ax))
+            f = cp.fuse(lambda x, y: cp.sum(x * y, axis=ax), kernel_name="axis_dot%d" % ax)
         elif case.workload == "transpose_add":
-            f = cp.fuse(lambda a, b: a + b)
+            f = cp.fuse(lambda a, b: a + b, kernel_name="transpose_add")
             return "cupy.fuse(a + b)(A.T, B)", lambda: f(d[0].T, d[1])
         return "cupy.fuse", lambda: f(*d)
 

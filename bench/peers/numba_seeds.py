@@ -26,6 +26,12 @@ import argparse, math, os, sys, time, traceback
 
 import numpy as np
 
+# numba-cuda 0.30.4 registers an overload for np.row_stack, which NumPy 2.5 removed
+# (an alias of vstack since NumPy 1.x): without this its import fails with
+# "module 'numpy' has no attribute 'row_stack'" (seen on the GPU machine).
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 try:
     import _numba_cuda_redirector  # noqa: F401 - numba.cuda -> numba_cuda (see above)

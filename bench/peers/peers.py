@@ -513,6 +513,8 @@ def run_numba(rec, cfg, peak):
         import _numba_cuda_redirector  # noqa: F401
     except ImportError:
         pass
+    if not hasattr(np, "row_stack"):  # numba-cuda 0.30.4 overloads np.row_stack, gone in NumPy 2.5
+        np.row_stack = np.vstack
     from numba import cuda, vectorize
     if not cuda.is_available():
         raise ImportError("numba.cuda sees no GPU")

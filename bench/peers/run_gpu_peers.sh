@@ -80,9 +80,9 @@ step() {  # step NAME CAP_SECONDS command...
 }
 keops_env=(env LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH})
 
-step keops_probe 60 "${keops_env[@]}" "$py" "$here/keops_probe.py"
+step keops_probe 60 "${keops_env[@]}" "$py" -X faulthandler "$here/keops_probe.py"
 step fused_peers 110 "$py" "$here/fused_peers.py" $q $peak --impls torch,compile,cupy,fuse --csv "$out/fused.csv"
 step numba_seeds 60 "$py" "$here/numba_seeds.py" $q $peak $tfl --csv "$out/numba.csv"
-step keops_peers 90 "${keops_env[@]}" "$py" "$here/keops_peers.py" $q --csv "$out/keops.csv"
+step keops_peers 90 "${keops_env[@]}" "$py" -X faulthandler "$here/keops_peers.py" $q --csv "$out/keops.csv"
 step fused_autotune 90 "$py" "$here/fused_peers.py" $q $peak --impls autotune --csv "$out/fused_autotune.csv"
 echo "== done in $((SECONDS - t0)) s; $(cat "$out"/*.csv 2>/dev/null | grep -vc '^workload,') CSV rows"
