@@ -4,11 +4,14 @@
 # rapids-cmake/CPM, which a machine without internet cannot do, and MatX is
 # header-only. Release flags as the project's bench builds (-O3, sm_90a,
 # --extended-lambda, OpenMP, the static CUDA runtime); C++20, which MatX needs.
-#   usage: scripts/build_matx_bench.sh [matx_include_dir]   (default $MATX_INCLUDE or /tmp/matx/include)
+#   usage: scripts/build_matx_bench.sh [matx_include_dir]
+#   (default $MATX_INCLUDE, else build-matx/matx-include where present, else /tmp/matx/include)
 #   output: build-matx/bench_matx; ARCH=90a by default; EXTRA="..." adds flags.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MATX=${1:-${MATX_INCLUDE:-/tmp/matx/include}}
+default=/tmp/matx/include
+[ -f build-matx/matx-include/matx.h ] && default=build-matx/matx-include
+MATX=${1:-${MATX_INCLUDE:-$default}}
 [ -f "$MATX/matx.h" ] || { echo "no matx.h in $MATX (give MatX's include dir)" >&2; exit 2; }
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 NVCC=$CUDA/bin/nvcc
