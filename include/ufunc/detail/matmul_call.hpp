@@ -144,30 +144,30 @@ auto matmul_checked(const A& a, const B& b, Rest&&... rest) {
 
   auto compute = [&](const detail::operand_layout& lc) {
     if (ms.out.count() == 0) return;
-    if constexpr (is_complex_v<T>) {
+    if constexpr (is_complex_v<T>) {  // no kernel of T: the real product (complex_matmul)
       detail::complex_matmul<Tg, T>(la, lb, lc, ms, ctl.mm_variant, s);
-      return;
+    } else {
+      // Operands: unit column stride in place, anything else through a copy.
+      array<T, Tg> tmp_a, tmp_b, tmp_c;
+      auto ma = detail::matrix_of(la, true);
+      if (!detail::unit_cols(ma)) {
+        tmp_a = detail::materialize<Tg, T>(la, s);
+        ma = detail::matrix_of(detail::contiguous_layout(tmp_a.data(), sizeof(T), la.shp), true);
+      }
+      auto mb = detail::matrix_of(lb, false);
+      if (!detail::unit_cols(mb)) {
+        tmp_b = detail::materialize<Tg, T>(lb, s);
+        mb = detail::matrix_of(detail::contiguous_layout(tmp_b.data(), sizeof(T), lb.shp), false);
+      }
+      auto mc = detail::result_matrix_of(lc, ms);
+      const bool direct = detail::unit_cols(mc);
+      if (!direct) {
+        tmp_c = array<T, Tg>(ms.out, s);
+        mc = detail::result_matrix_of(detail::contiguous_layout(tmp_c.data(), sizeof(T), ms.out), ms);
+      }
+      detail::run_matmul<Tg, T>(ctl.mm_variant, detail::make_gemm_args<T>(ms, ma, mb, mc), s);
+      if (!direct) detail::copy_view<Tg, T>(lc, detail::contiguous_layout(tmp_c.data(), sizeof(T), ms.out), s);
     }
-    // Operands: unit column stride in place, anything else through a copy.
-    array<T, Tg> tmp_a, tmp_b, tmp_c;
-    auto ma = detail::matrix_of(la, true);
-    if (!detail::unit_cols(ma)) {
-      tmp_a = detail::materialize<Tg, T>(la, s);
-      ma = detail::matrix_of(detail::contiguous_layout(tmp_a.data(), sizeof(T), la.shp), true);
-    }
-    auto mb = detail::matrix_of(lb, false);
-    if (!detail::unit_cols(mb)) {
-      tmp_b = detail::materialize<Tg, T>(lb, s);
-      mb = detail::matrix_of(detail::contiguous_layout(tmp_b.data(), sizeof(T), lb.shp), false);
-    }
-    auto mc = detail::result_matrix_of(lc, ms);
-    const bool direct = detail::unit_cols(mc);
-    if (!direct) {
-      tmp_c = array<T, Tg>(ms.out, s);
-      mc = detail::result_matrix_of(detail::contiguous_layout(tmp_c.data(), sizeof(T), ms.out), ms);
-    }
-    detail::run_matmul<Tg, T>(ctl.mm_variant, detail::make_gemm_args<T>(ms, ma, mb, mc), s);
-    if (!direct) detail::copy_view<Tg, T>(lc, detail::contiguous_layout(tmp_c.data(), sizeof(T), ms.out), s);
   };
 
   if constexpr (std::tuple_size_v<decltype(outs)> == 1) {
