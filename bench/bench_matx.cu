@@ -351,7 +351,15 @@ int main(int argc, char** argv) {
       call();
       std::int64_t got = -1;
       UFUNC_CUDA_CHECK(cudaMemcpy(&got, ri.data(), sizeof got, cudaMemcpyDeviceToHost));
-      const bool ok = got == want;
+      // NumPy's rule is the first of equal maxima (2^27 values of 2^24 levels: the maximum
+      // repeats). ufunc follows it; MatX documents no tie rule, so an index of an equal
+      // value passes for it (said on stderr), and it is timed as it is.
+      bool ok = got == want;
+      if (!ok && who != "ufunc" && got >= 0 && got < static_cast<std::int64_t>(n) && hx[std::size_t(got)] == hx[std::size_t(want)]) {
+        std::fprintf(stderr, "argmax %s = %lld: a later index of the maximum (NumPy's first: %lld)\n", who.c_str(),
+                     (long long)got, (long long)want);
+        ok = true;
+      }
       if (!ok) std::fprintf(stderr, "argmax %s = %lld, reference %lld\n", who.c_str(), (long long)got, (long long)want);
       return cmp.check(ok, "argmax " + who);
     };

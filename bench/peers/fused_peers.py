@@ -221,18 +221,18 @@ def cupy_backend(impls):
 
     def fused(case, d):
         # cupy.fuse names its kernel after the function: a lambda's "<lambda>" is not a
-        # CUDA identifier (NVRTC fails), so each gets a kernel_name.
+        # CUDA identifier (NVRTC fails), so each gets a kernel_name (cupy.fuse(kernel_name=...) returns the decorator).
         if case.workload == "fma_chain":
-            f = cp.fuse(chain, kernel_name="fma_chain")
+            f = cp.fuse(kernel_name="fma_chain")(chain)
         elif case.workload == "six_node":
-            f = cp.fuse(lambda x, mx, y, my, w: six_node(cp, x, mx, y, my, w), kernel_name="six_node")
+            f = cp.fuse(kernel_name="six_node")(lambda x, mx, y, my, w: six_node(cp, x, mx, y, my, w))
         elif case.workload == "dot":
-            f = cp.fuse(lambda x, y: cp.sum(x * y), kernel_name="dot")
+            f = cp.fuse(kernel_name="dot")(lambda x, y: cp.sum(x * y))
         elif case.workload == "axis_dot":
             ax = case.axis
-            f = cp.fuse(lambda x, y: cp.sum(x * y, axis=ax), kernel_name="axis_dot%d" % ax)
+            f = cp.fuse(kernel_name="axis_dot%d" % ax)(lambda x, y: cp.sum(x * y, axis=ax))
         elif case.workload == "transpose_add":
-            f = cp.fuse(lambda a, b: a + b, kernel_name="transpose_add")
+            f = cp.fuse(kernel_name="transpose_add")(lambda a, b: a + b)
             return "cupy.fuse(a + b)(A.T, B)", lambda: f(d[0].T, d[1])
         return "cupy.fuse", lambda: f(*d)
 
