@@ -23,6 +23,19 @@ struct gauss_term3 {
     return expf(-0.5f * (dx * dx + dy * dy + dz * dz)) * b;
   }
 };
+/// The same term with the GPU's fast exponential (__expf: the SFU's ex2.approx, 2 +
+/// floor(1.16 |x|) ulp), as KeOps compiles its formulas (NVRTC with -use_fast_math);
+/// expf elsewhere. For a like-for-like comparison with KeOps (bench/peers/keops_peers.py).
+struct gauss_term3_fast {
+  UFUNC_HD float operator()(const P3& x, const P3& y, float b) const {
+    const float dx = x[0] - y[0], dy = x[1] - y[1], dz = x[2] - y[2];
+#if defined(__CUDA_ARCH__)
+    return __expf(-0.5f * (dx * dx + dy * dy + dz * dz)) * b;
+#else
+    return expf(-0.5f * (dx * dx + dy * dy + dz * dz)) * b;
+#endif
+  }
+};
 /// |x - y|^2.
 struct dist2_3 {
   UFUNC_HD float operator()(const P3& x, const P3& y) const {

@@ -78,7 +78,12 @@ step() {  # step NAME CAP_SECONDS command...
   timeout -k 5 "$t" "$@"
   echo "== $name: exit $? after $((SECONDS - s)) s"
 }
+# KeOps builds its NVRTC binder with $CXX at first use. The GPU image sets
+# CXX=/opt/gcc/bin/g++, and the binder built by it segfaults in its Compile (every
+# formula, every NVRTC): the distribution's /usr/bin/g++ (13.3) works (found on the
+# H200 in session 14's call 5; LD_PRELOAD of the toolkit's NVRTC alone did not help).
 keops_env=(env LD_LIBRARY_PATH=$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH})
+[ -x /usr/bin/g++ ] && keops_env+=(CXX=/usr/bin/g++)
 
 step keops_probe 60 "${keops_env[@]}" "$py" -X faulthandler "$here/keops_probe.py"
 step fused_peers 110 "$py" "$here/fused_peers.py" $q $peak --impls torch,compile,cupy,fuse --csv "$out/fused.csv"
