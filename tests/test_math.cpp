@@ -77,6 +77,11 @@ struct exp_fn {
   UFUNC_HD float operator()(float v) const { return ufunc::math::exp(v); }
   static float ref(float x) { return static_cast<float>(std::exp(static_cast<double>(x))); }
 };
+/// exp against expl rounded to float: a reference independent of the double exp.
+struct exp_ld_fn {
+  UFUNC_HD float operator()(float v) const { return ufunc::math::exp(v); }
+  static float ref(float x) { return static_cast<float>(std::exp(static_cast<long double>(x))); }
+};
 struct log_fn {
   UFUNC_HD float operator()(float v) const { return ufunc::math::log(v); }
   static float ref(float x) { return static_cast<float>(std::log(static_cast<double>(x))); }
@@ -190,6 +195,18 @@ std::vector<float> exp_values() {
   return v;
 }
 
+/// Every float whose exp is subnormal or rounds to 0 near the smallest
+/// subnormal (x in [-104, -87.3]: 2.2 million), every float from 88 up to the
+/// first inf and a little past it, and every 1021st bit pattern of the range.
+std::vector<float> exp_dense_values() {
+  std::vector<float> v;
+  for (std::uint32_t u = to_u32(-87.3f); u <= to_u32(-104.0f); ++u) v.push_back(from_u32(u));
+  for (std::uint32_t u = to_u32(88.0f); u <= to_u32(88.75f); ++u) v.push_back(from_u32(u));
+  for (std::uint64_t u = 0; u < (std::uint64_t(1) << 32); u += 1021) v.push_back(from_u32(static_cast<std::uint32_t>(u)));
+  add_specials(v);
+  return v;
+}
+
 std::vector<float> log_values() {
   auto v = whole_range();
   add_around(v, 1.0f, 5000);                  // log x ~ x - 1: relative accuracy near 1
@@ -293,7 +310,17 @@ void check_exact(std::initializer_list<std::pair<float, float>> cases) {
 TEST_CASE("math::exp: within 1 ulp of the correctly rounded exp over the float range, host") {
   check_host<exp_fn>(exp_values(), 1);
   check_exact<exp_fn>({{0.0f, 1.0f}, {-0.0f, 1.0f}, {lim::infinity(), lim::infinity()}, {-lim::infinity(), 0.0f},
-                       {lim::quiet_NaN(), lim::quiet_NaN()}});
+                       {lim::quiet_NaN(), lim::quiet_NaN()}, {-lim::quiet_NaN(), lim::quiet_NaN()},
+                       {from_u32(0x7F800001u), lim::quiet_NaN()},
+                       // The last finite and the first inf, the last nonzero and the first +0
+                       // (the correctly rounded results there, from expl).
+                       {from_u32(0x42B17217u), from_u32(0x7F7FFF84u)}, {88.7228394f, lim::infinity()},
+                       {from_u32(0xC2CFF1B4u), lim::denorm_min()}, {-103.972084f, 0.0f}, {-lim::max(), 0.0f},
+                       {lim::max(), lim::infinity()}, {1.0f, 2.71828183f}, {-1.0f, 0.367879441f}});
+}
+
+TEST_CASE("math::exp: within 1 ulp of expl, densely: every subnormal result, every input near overflow, host") {
+  check_host<exp_ld_fn>(exp_dense_values(), 1);
 }
 
 TEST_CASE("math::log: within 1 ulp of the correctly rounded log (subnormal inputs included), host") {
