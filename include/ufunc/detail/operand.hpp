@@ -97,6 +97,12 @@ template <class Op>
 struct is_computed<Op, std::enable_if_t<Op::computed>> : std::true_type {};
 template <class Op>
 inline constexpr bool is_computed_v = is_computed<Op>::value;
+/// True when a kernel over these operands makes its array elements instead of
+/// loading them (every array operand computed, at least one): it is bound by
+/// arithmetic, not DRAM latency, so it wants few values in flight per thread
+/// (registers) and every resident warp, not the loads-in-flight tuning.
+template <class... Ops>
+inline constexpr bool makes_all_arrays_v = ((is_computed_v<Ops> || !Ops::is_array) && ...) && (is_computed_v<Ops> || ...);
 
 /// Where a kernel reads array operand `op` from offset `off` on: a pointer into
 /// its memory, or (computed) the operand rebased; operand_read(b, i) is its

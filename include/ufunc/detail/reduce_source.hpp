@@ -155,6 +155,8 @@ struct operand_set;
 template <class... Ops>
 struct operand_set<cuda::std::tuple<Ops...>> {
   static constexpr bool any_array = (Ops::is_array || ...);
+  /// No input in memory: every array input computed (operand.hpp).
+  static constexpr bool makes_all = makes_all_arrays_v<Ops...>;
   /// Elements per 16-byte access of the widest array input.
   static constexpr int vec_width =
       common_vec_width<std::conditional_t<Ops::is_array, typename Ops::value_type, unsigned char>...>();
@@ -195,6 +197,8 @@ struct map_source {
     return (is_computed_v<cuda::std::tuple_element_t<K, Ins>> || ...);
   }
   static constexpr bool has_computed = any_computed(std::make_index_sequence<NIN>{});
+  /// Every array input computed: the row kernels' compute-bound tuning (cuda/reduce.hpp).
+  static constexpr bool makes_all = operand_set<Ins>::makes_all;
   /// One array input in memory and a map that needs no index: when that input
   /// is also contiguous, an engine may read it through a plain pointer (CUB).
   static constexpr bool contiguous_candidate =

@@ -384,6 +384,14 @@ struct reduce_backend<target::cuda> {
     }
   };
 
+  /// A source whose every array input is computed (reduce_source.hpp's makes_all).
+  template <class S, class = void>
+  struct made_source_t : std::false_type {};
+  template <class S>
+  struct made_source_t<S, std::void_t<decltype(S::makes_all)>> : std::bool_constant<S::makes_all> {};
+  template <class S>
+  static constexpr bool made_source = made_source_t<S>::value;
+
   /// Many outputs: a kernel by layout: adjacent reduced elements take a block per
   /// output (long rows) or a group of lanes per output (a warp, or 4 or 2 lanes
   /// for short rows; rows up to warps max_row), adjacent
@@ -396,6 +404,7 @@ struct reduce_backend<target::cuda> {
   static void run_split(const Src& src, index_t K, index_t R, bool rows_like, const acc_op<Acc, Op>& op,
                         const Tail& tail, Res* out, stream_ref s) {
     enum { block_rows, warp_rows, columns } kind = columns;
+    using store_t = store_result<Tail, Res, Acc>;
     // The second pass over a split's partials (columns of K accumulators, a few
     // MB at most) is one unsplit column pass: its other kernels are never
     // instantiated, which halves a call site's kernels.
@@ -423,7 +432,20 @@ struct reduce_backend<target::cuda> {
       // Blocks for a split (few outputs): one wave of 1,024 threads an SM. H200,
       // dot of 2^27 floats (two inputs, one output): 0.814-0.821 of peak, as with
       // 256-thread blocks; twice the blocks 0.79, four times 0.75.
-      const index_t want = sms * 8;
+      index_t want = sms * 8;
+      if constexpr (made_source<Src>) {
+        // Made, not loaded (lazy random leaves): 8 waves of the launched kernel's
+        // resident blocks (rows_reduce_tuning::made_waves).
+        int resident = 0;
+        if constexpr (VW > 1)
+          if (vec)
+            resident = cuda_launch::resident_blocks(
+                reduce_rows_kernel<tu::block, tu::made_unroll, VW, Src, acc_op<Acc, Op>, store_t>, tu::block);
+        if (resident == 0)
+          resident = cuda_launch::resident_blocks(
+              reduce_rows_kernel<tu::block, tu::unroll, 1, Src, acc_op<Acc, Op>, store_t>, tu::block);
+        want = sms * resident * tu::made_waves;
+      }
       if (K < want) nchunks = std::max<index_t>(1, std::min((want + K - 1) / K, R / (index_t(tu::block) * tu::unroll)));
     } else {
       using tu = columns_reduce_tuning;
@@ -473,7 +495,8 @@ struct reduce_backend<target::cuda> {
         const auto grid = static_cast<unsigned>(std::min<index_t>(items, INT_MAX));
         if constexpr (VW > 1)
           if (vec) {
-            reduce_rows_kernel<tu::block, tu::template vec_unroll_for<typename Src::fold_type, VW>, VW>
+            constexpr int U = made_source<Src> ? tu::made_unroll : tu::template vec_unroll_for<typename Src::fold_type, VW>;
+            reduce_rows_kernel<tu::block, U, VW>
                 <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
             UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
             return;
@@ -495,7 +518,6 @@ struct reduce_backend<target::cuda> {
         UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
       }
     };
-    using store_t = store_result<Tail, Res, Acc>;
     if (nchunks == 1) {
       launch(store_t{tail, out, nullptr});
       return;

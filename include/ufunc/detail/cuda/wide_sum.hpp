@@ -137,6 +137,7 @@ struct wide_source {
   static constexpr bool arg_pointer_candidate = false;
   static constexpr bool is_partial = false;
   static constexpr int vec_width = Src::vec_width;
+  static constexpr bool makes_all = Src::makes_all;
   Src inner;
   decltype(Src::map) map;
   wide_lift<decltype(Src::lift), inner_acc> lift;

@@ -30,6 +30,16 @@ struct rows_reduce_tuning {
   /// 128 / 256 bytes (U = 1, 2, 4); sums (U = 4 either way) unchanged.
   template <class F, int V>
   static constexpr int vec_unroll_for = std::clamp(128 / static_cast<int>(V * sizeof(F)), 1, vec_unroll);
+  /// Sources that make their elements (lazy random leaves: no loads to keep in
+  /// flight) are bound by arithmetic: 2 slots a round (fewer registers than 4,
+  /// more independent work than 1) and 8 waves of the blocks resident at once.
+  /// H200, sum(lazy_normal<float>(2^30)) / curandGenerateNormal into memory
+  /// (bench/NOTES.md, session 15): U = 4 at sms x 8 blocks (the loads' tuning)
+  /// 0.752; U = 1, 2, 4 at 4 waves 0.83, 0.88, 0.81; U = 2 at 1, 2, 4, 8, 16
+  /// waves 0.81, 0.86, 0.88, 0.89, 0.885; fewer registers forced by launch
+  /// bounds (12, 16 blocks an SM) spill and lose (0.81, 0.78).
+  static constexpr int made_unroll = 2;
+  static constexpr int made_waves = 8;
 };
 
 /// Item `it` of K * nchunks is output `it % K`, chunk `it / K` (chunk-major, so a
