@@ -491,9 +491,9 @@ struct sharded_plan {
 /// (y operands: axis 0 is then another axis of the call) are recorded in
 /// ring_axis and the fields after it: only a reduction over that axis takes
 /// them (sharded/ring.hpp), and what keeps them from it is in ring_problem.
-template <class... A>
-sharded_plan plan_sharded(const char* name, const A&... a) {
-  sharded_plan p;
+/// The operands of a sharded call as plan_sharded collects them (the template
+/// part, per call), for plan_of's checks (compiled once).
+struct plan_operands {
   struct operand {
     const device_set* devices;
     const std::vector<index_t>* rows;
@@ -508,40 +508,59 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
   std::vector<std::string> in_what;  ///< per input: its description ("" for scalars' absence)
   std::vector<std::pair<shape, std::string>> plains;
   std::vector<shape> out_shapes;
-  auto add = [&](const auto& s, const std::string& role, int loop_rank, bool input) {
+  template <class S>
+  void add(const S& s, const std::string& role, int loop_rank, bool input) {
     sharded.push_back({&s.devices(), &s.rows(), &s.global_rows(), loop_rank, s.shape().size() > 0 ? s.shape()[0] : 0,
                        role + " " + s.sharding(), input ? static_cast<int>(ins.size()) - 1 : -1});
     if (input) in_what.back() = sharded.back().what;
-  };
+  }
+};
+inline sharded_plan plan_of(const char* name, const plan_operands& ops);
+
+template <class... A>
+sharded_plan plan_sharded(const char* name, const A&... a) {
+  plan_operands ops;
   auto visit = [&](const auto& x) {
     using B = bare_t<decltype(x)>;
     if constexpr (is_sharded<B>::value) {
-      ins.push_back(x.shape());
-      in_what.emplace_back();
-      add(x, "input", x.ndim(), true);
+      ops.ins.push_back(x.shape());
+      ops.in_what.emplace_back();
+      ops.add(x, "input", x.ndim(), true);
     } else if constexpr (is_sharded_vec<B>::value) {  // its points: the loop shape, without the core axis
       const shape& u = x.array->shape();
       check_vec_operand<B::core>(name, u, true);
-      ins.emplace_back(u.begin(), u.end() - 1);
-      in_what.emplace_back();
-      add(*x.array, "ufunc::vec<" + std::to_string(B::core) + "> input", x.array->ndim() - 1, true);
+      ops.ins.emplace_back(u.begin(), u.end() - 1);
+      ops.in_what.emplace_back();
+      ops.add(*x.array, "ufunc::vec<" + std::to_string(B::core) + "> input", x.array->ndim() - 1, true);
     } else if constexpr (core_of<B>::value > 0) {  // a plain array's points, replicated
       const shape u = x.view.shape();
       check_vec_operand<core_of<B>::value>(name, u, false);
-      ins.emplace_back(u.begin(), u.end() - 1);
-      in_what.push_back("plain ufunc::vec<" + std::to_string(core_of<B>::value) + "> input of shape " + u.str());
-      plains.emplace_back(ins.back(), "");
+      ops.ins.emplace_back(u.begin(), u.end() - 1);
+      ops.in_what.push_back("plain ufunc::vec<" + std::to_string(core_of<B>::value) + "> input of shape " + u.str());
+      ops.plains.emplace_back(ops.ins.back(), "");
     } else if constexpr (is_out<B>::value) {
       std::apply([&](const auto&... so) {
-        ((add(*so.array, "out", so.array->ndim(), false), out_shapes.push_back(so.array->shape())), ...);
+        ((ops.add(*so.array, "out", so.array->ndim(), false), ops.out_shapes.push_back(so.array->shape())), ...);
       }, x.views);
     } else if constexpr (arg_traits<B>::is_array) {
-      ins.push_back(x.shape());
-      in_what.push_back("plain array of shape " + x.shape().str());
-      plains.emplace_back(x.shape(), "");
+      ops.ins.push_back(x.shape());
+      ops.in_what.push_back("plain array of shape " + x.shape().str());
+      ops.plains.emplace_back(x.shape(), "");
     }
   };
   (visit_leaves(visit, a), ...);
+  return plan_of(name, ops);
+}
+
+/// plan_sharded's checks of the operands it collected.
+inline sharded_plan plan_of(const char* name, const plan_operands& ops) {
+  using operand = plan_operands::operand;
+  sharded_plan p;
+  const std::vector<operand>& sharded = ops.sharded;
+  const std::vector<shape>& ins = ops.ins;
+  const std::vector<std::string>& in_what = ops.in_what;
+  const std::vector<std::pair<shape, std::string>>& plains = ops.plains;
+  const std::vector<shape>& out_shapes = ops.out_shapes;
   if (sharded.empty()) throw shape_error(std::string(name) + ": no sharded operand");
   // The call's rank: the highest of the sharded operands'; the first of that rank
   // is the reference the others of that rank (and the outs) must be sharded like.
@@ -615,20 +634,30 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
 /// (its name, the global shape, every rank's rows, the plain operands' shapes),
 /// and a difference throws shape_error on every rank, naming both, instead of
 /// leaving ranks waiting for each other. Nothing to do in one process.
+inline void agree_on(const sharded_plan& p, const std::string& name, const std::string& plain);
+
 template <class... A>
 void agree_across_ranks(const sharded_plan& p, const std::string& name, const A&... a) {
   if (!p.devices.spans_processes()) return;
-  std::string d = name + " of shape " + p.bshape.str() + " as rows " + rows_str(p.global_rows);
-  if (p.ring_axis >= 0) d += ", y sharded along axis " + std::to_string(p.ring_axis) + " as rows " + rows_str(p.ring_rows);
+  std::string plain;  // the plain operands' shapes
   auto visit = [&](const auto& x) {
     using B = bare_t<decltype(x)>;
     if constexpr (!is_sharded<B>::value && !is_out<B>::value && arg_traits<B>::is_array)
-      d += ", a plain array of shape " + x.shape().str();
+      plain += ", a plain array of shape " + x.shape().str();
     else if constexpr (!is_sharded_vec<B>::value && core_of<B>::value > 0)
-      d += ", a plain vec<" + std::to_string(core_of<B>::value) + "> of shape " + x.view.shape().str();
+      plain += ", a plain vec<" + std::to_string(core_of<B>::value) + "> of shape " + x.view.shape().str();
   };
   (visit_leaves(visit, a), ...);
   (void)visit;
+  agree_on(p, name, plain);
+}
+
+/// agree_across_ranks's exchange (compiled once): the call described by its
+/// name, the plan and the plain operands' shapes (`plain`).
+inline void agree_on(const sharded_plan& p, const std::string& name, const std::string& plain) {
+  std::string d = name + " of shape " + p.bshape.str() + " as rows " + rows_str(p.global_rows);
+  if (p.ring_axis >= 0) d += ", y sharded along axis " + std::to_string(p.ring_axis) + " as rows " + rows_str(p.ring_rows);
+  d += plain;
   struct desc {
     std::uint64_t hash;  // of the whole description (the text below may be cut)
     char text[240];
