@@ -310,7 +310,8 @@ void broadcast_case(const ufunc::device_set& d) {
 /// A function that throws on the last rank's rows: that rank gets its exception,
 /// the others communication_error, in an elementwise call and in a reduction's
 /// map; the next call works on every rank (host shards: device code cannot throw).
-inline void throwing_case(const ufunc::device_set& d) {
+#if defined(UFUNC_RANK_CASES_HERE)
+void throwing_case(const ufunc::device_set& d) {
   const int P = d.ranks();
   const index_t n = 6 * P;
   std::vector<float> hv(static_cast<std::size_t>(n), 1.f);
@@ -341,6 +342,9 @@ inline void throwing_case(const ufunc::device_set& d) {
   check(got == (d.rank() == P - 1 ? 1 : 2), "a throwing map in a sum on one rank: got " + std::to_string(got));
   check(float(ufunc::sum(v)) == float(n - 2), "a call after the failures");
 }
+#else
+void throwing_case(const ufunc::device_set& d);
+#endif
 
 /// Pairwise reductions with both operands sharded over the ranks (issue 40):
 /// the x_i and the y_j, b_j each split over the ranks, every y block broadcast
@@ -358,5 +362,19 @@ void ring_case(const ufunc::device_set& d) {
   for (std::size_t q = 0; q < sizes.size(); ++q) ring_cases::run<Tg>(d, sizes[q].first, sizes[q].second, seed + 10 * q, report);
   if constexpr (std::is_same_v<Tg, host>) ring_cases::errors<host>(d, ufunc::device_set(d.comm(), 1), report);
 }
+
+// run_case, broadcast_case and ring_case of each target, and throwing_case, are
+// compiled once, in tests/rank_cases.cpp (an object linked into the two rank
+// programs, tests/mpi and tests/file_comm), not in each of them.
+#if !defined(UFUNC_RANK_CASES_HERE)
+extern template void run_case<host>(const ufunc::device_set&, index_t);
+extern template void broadcast_case<host>(const ufunc::device_set&);
+extern template void ring_case<host>(const ufunc::device_set&);
+#  if defined(UFUNC_BACKEND_CUDA)
+extern template void run_case<ufunc::target::device>(const ufunc::device_set&, index_t);
+extern template void broadcast_case<ufunc::target::device>(const ufunc::device_set&);
+extern template void ring_case<ufunc::target::device>(const ufunc::device_set&);
+#  endif
+#endif
 
 }  // namespace rank_cases

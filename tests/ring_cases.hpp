@@ -401,4 +401,17 @@ void errors(const ufunc::device_set& d, const ufunc::device_set& other, const ch
   }
 }
 
+// run<host>, errors<host> and, in CUDA builds, run<device> are compiled once, in
+// tests/ring_cases.cpp (an object linked into every program that runs them:
+// ufunc_tests for test_sharded_ring.cpp, the rank tests), not in each of the
+// three files that run them.
+#if !defined(UFUNC_RING_CASES_HERE)
+extern template void run<host>(const ufunc::device_set&, index_t, index_t, std::uint64_t, const check_fn&);
+extern template void errors<host>(const ufunc::device_set&, const ufunc::device_set&, const check_fn&);
+#  if defined(UFUNC_BACKEND_CUDA)
+extern template void run<ufunc::target::device>(const ufunc::device_set&, index_t, index_t, std::uint64_t,
+                                                const check_fn&);
+#  endif
+#endif
+
 }  // namespace ring_cases

@@ -491,9 +491,9 @@ struct sharded_plan {
 /// (y operands: axis 0 is then another axis of the call) are recorded in
 /// ring_axis and the fields after it: only a reduction over that axis takes
 /// them (sharded/ring.hpp), and what keeps them from it is in ring_problem.
-template <class... A>
-sharded_plan plan_sharded(const char* name, const A&... a) {
-  sharded_plan p;
+/// The operands of a sharded call as plan_sharded collects them (the template
+/// part, per call), for plan_of's checks (compiled once).
+struct plan_operands {
   struct operand {
     const device_set* devices;
     const std::vector<index_t>* rows;
@@ -508,40 +508,59 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
   std::vector<std::string> in_what;  ///< per input: its description ("" for scalars' absence)
   std::vector<std::pair<shape, std::string>> plains;
   std::vector<shape> out_shapes;
-  auto add = [&](const auto& s, const std::string& role, int loop_rank, bool input) {
+  template <class S>
+  void add(const S& s, const std::string& role, int loop_rank, bool input) {
     sharded.push_back({&s.devices(), &s.rows(), &s.global_rows(), loop_rank, s.shape().size() > 0 ? s.shape()[0] : 0,
                        role + " " + s.sharding(), input ? static_cast<int>(ins.size()) - 1 : -1});
     if (input) in_what.back() = sharded.back().what;
-  };
+  }
+};
+inline sharded_plan plan_of(const char* name, const plan_operands& ops);
+
+template <class... A>
+sharded_plan plan_sharded(const char* name, const A&... a) {
+  plan_operands ops;
   auto visit = [&](const auto& x) {
     using B = bare_t<decltype(x)>;
     if constexpr (is_sharded<B>::value) {
-      ins.push_back(x.shape());
-      in_what.emplace_back();
-      add(x, "input", x.ndim(), true);
+      ops.ins.push_back(x.shape());
+      ops.in_what.emplace_back();
+      ops.add(x, "input", x.ndim(), true);
     } else if constexpr (is_sharded_vec<B>::value) {  // its points: the loop shape, without the core axis
       const shape& u = x.array->shape();
       check_vec_operand<B::core>(name, u, true);
-      ins.emplace_back(u.begin(), u.end() - 1);
-      in_what.emplace_back();
-      add(*x.array, "ufunc::vec<" + std::to_string(B::core) + "> input", x.array->ndim() - 1, true);
+      ops.ins.emplace_back(u.begin(), u.end() - 1);
+      ops.in_what.emplace_back();
+      ops.add(*x.array, "ufunc::vec<" + std::to_string(B::core) + "> input", x.array->ndim() - 1, true);
     } else if constexpr (core_of<B>::value > 0) {  // a plain array's points, replicated
       const shape u = x.view.shape();
       check_vec_operand<core_of<B>::value>(name, u, false);
-      ins.emplace_back(u.begin(), u.end() - 1);
-      in_what.push_back("plain ufunc::vec<" + std::to_string(core_of<B>::value) + "> input of shape " + u.str());
-      plains.emplace_back(ins.back(), "");
+      ops.ins.emplace_back(u.begin(), u.end() - 1);
+      ops.in_what.push_back("plain ufunc::vec<" + std::to_string(core_of<B>::value) + "> input of shape " + u.str());
+      ops.plains.emplace_back(ops.ins.back(), "");
     } else if constexpr (is_out<B>::value) {
       std::apply([&](const auto&... so) {
-        ((add(*so.array, "out", so.array->ndim(), false), out_shapes.push_back(so.array->shape())), ...);
+        ((ops.add(*so.array, "out", so.array->ndim(), false), ops.out_shapes.push_back(so.array->shape())), ...);
       }, x.views);
     } else if constexpr (arg_traits<B>::is_array) {
-      ins.push_back(x.shape());
-      in_what.push_back("plain array of shape " + x.shape().str());
-      plains.emplace_back(x.shape(), "");
+      ops.ins.push_back(x.shape());
+      ops.in_what.push_back("plain array of shape " + x.shape().str());
+      ops.plains.emplace_back(x.shape(), "");
     }
   };
   (visit_leaves(visit, a), ...);
+  return plan_of(name, ops);
+}
+
+/// plan_sharded's checks of the operands it collected.
+inline sharded_plan plan_of(const char* name, const plan_operands& ops) {
+  using operand = plan_operands::operand;
+  sharded_plan p;
+  const std::vector<operand>& sharded = ops.sharded;
+  const std::vector<shape>& ins = ops.ins;
+  const std::vector<std::string>& in_what = ops.in_what;
+  const std::vector<std::pair<shape, std::string>>& plains = ops.plains;
+  const std::vector<shape>& out_shapes = ops.out_shapes;
   if (sharded.empty()) throw shape_error(std::string(name) + ": no sharded operand");
   // The call's rank: the highest of the sharded operands'; the first of that rank
   // is the reference the others of that rank (and the outs) must be sharded like.
@@ -615,20 +634,30 @@ sharded_plan plan_sharded(const char* name, const A&... a) {
 /// (its name, the global shape, every rank's rows, the plain operands' shapes),
 /// and a difference throws shape_error on every rank, naming both, instead of
 /// leaving ranks waiting for each other. Nothing to do in one process.
+inline void agree_on(const sharded_plan& p, const std::string& name, const std::string& plain);
+
 template <class... A>
 void agree_across_ranks(const sharded_plan& p, const std::string& name, const A&... a) {
   if (!p.devices.spans_processes()) return;
-  std::string d = name + " of shape " + p.bshape.str() + " as rows " + rows_str(p.global_rows);
-  if (p.ring_axis >= 0) d += ", y sharded along axis " + std::to_string(p.ring_axis) + " as rows " + rows_str(p.ring_rows);
+  std::string plain;  // the plain operands' shapes
   auto visit = [&](const auto& x) {
     using B = bare_t<decltype(x)>;
     if constexpr (!is_sharded<B>::value && !is_out<B>::value && arg_traits<B>::is_array)
-      d += ", a plain array of shape " + x.shape().str();
+      plain += ", a plain array of shape " + x.shape().str();
     else if constexpr (!is_sharded_vec<B>::value && core_of<B>::value > 0)
-      d += ", a plain vec<" + std::to_string(core_of<B>::value) + "> of shape " + x.view.shape().str();
+      plain += ", a plain vec<" + std::to_string(core_of<B>::value) + "> of shape " + x.view.shape().str();
   };
   (visit_leaves(visit, a), ...);
   (void)visit;
+  agree_on(p, name, plain);
+}
+
+/// agree_across_ranks's exchange (compiled once): the call described by its
+/// name, the plan and the plain operands' shapes (`plain`).
+inline void agree_on(const sharded_plan& p, const std::string& name, const std::string& plain) {
+  std::string d = name + " of shape " + p.bshape.str() + " as rows " + rows_str(p.global_rows);
+  if (p.ring_axis >= 0) d += ", y sharded along axis " + std::to_string(p.ring_axis) + " as rows " + rows_str(p.ring_rows);
+  d += plain;
   struct desc {
     std::uint64_t hash;  // of the whole description (the text below may be cut)
     char text[240];
@@ -1216,6 +1245,51 @@ struct out_copy_fn {
   }
 };
 
+/// The controls every shard's reduction is called with (shard_reduce), from the
+/// call's: its axes (every axis when it names none: a whole reduction, or
+/// keepdims alone) and keepdims.
+struct shard_axes {
+  std::vector<int> axes;
+  bool keepdims = false;
+};
+template <bool Scalar>
+shard_axes shard_axes_of(const sharded_plan& p, const controls& o) {
+  shard_axes sa;
+  if (!Scalar && o.has_axes) {
+    sa.axes = o.axes_list;
+  } else {
+    for (int d = 0; d < p.rank; ++d) sa.axes.push_back(d);
+  }
+  sa.keepdims = !Scalar && o.keepdims;
+  return sa;
+}
+
+/// The sharded arrays an operand holds (looking through sharded expressions).
+template <class X>
+struct sharded_leaves {
+  static constexpr int value = is_sharded<X>::value || is_sharded_vec<X>::value || is_sharded_leaf<X>::value ? 1 : 0;
+};
+template <class M, class... A>
+struct sharded_leaves<sharded_expression<M, A...>> {
+  static constexpr int value = (0 + ... + sharded_leaves<bare_t<A>>::value);
+};
+/// Whether a call's inputs may hold y operands (a sharded array of a lower rank
+/// than the call's: sharded/ring.hpp): only with two sharded arrays or more
+/// among them (one is then the call's reference). The reductions of other
+/// inputs compile none of the ring's code.
+template <class... In>
+inline constexpr bool may_ring = (0 + ... + sharded_leaves<bare_t<In>>::value) >= 2;
+/// The ring's prepared operands (prepare_ring), where the inputs may have y operands.
+template <bool On, class... In>
+struct ring_prep {
+  using type = std::tuple<>;
+};
+template <class... In>
+struct ring_prep<true, In...> {
+  using type = decltype(std::make_tuple(prepare_ring(std::declval<const In&>(), std::declval<const std::vector<int>&>(),
+                                                     0, std::declval<std::vector<std::shared_ptr<ring_slot_base>>&>())...));
+};
+
 template <class... A>
 struct sharded_ops {
   /// f.lazy(args...) with sharded operands: a sharded expression (nothing runs;
@@ -1310,13 +1384,34 @@ struct sharded_ops {
   /// work); a reduced range only empty on some shards (0-row shards) leaves
   /// those out; a mean sums in its accumulator type and divides once by the
   /// global count.
+  ///
+  /// The call's controls (axis or axes, keepdims, out, unsafe_cast) are read
+  /// here, once, into run-time values; what runs the reduction is instantiated
+  /// per reducer and input types alone (sharded_ops<In...>::reduce_inputs,
+  /// reduce_into_inputs), and every shard is reduced through one call form
+  /// (shard_reduce): `sum(x, axis(0))`, `sum(x, axes{0, 1})`, `sum(x, keepdims)`
+  /// and `sum(x, axes(v), keepdims)` share one instantiation of the engine; a
+  /// whole reduction (no axes, no keepdims: a host value) is the other one.
   template <class R, class... Args>
   static decltype(auto) reduce(const R& r, Args&&... args) {
     (check_sharded_arg<Args>(), ...);
     if constexpr ((is_out<bare_t<Args>>::value || ...))
-      return reduce_into(r, std::forward<Args>(args)...);
+      return reduce_into(r, args...);
     else
-      return reduce_new(r, std::forward<Args>(args)...);
+      return reduce_new(r, args...);
+  }
+
+  /// The reduction of the inputs `in` (no controls among them) with the run-time
+  /// controls `o`: a host value (Scalar: no axes, no keepdims) or a sharded array.
+  template <bool Scalar, class R, class... In>
+  static auto reduce_inputs(const R& r, const controls& o, const In&... in) {
+    using Target = typename sharded_target<In...>::type;
+    const sharded_plan p = plan_sharded(r.name(), in...);
+    check_devices<Target>(p.devices, r.name());
+    if constexpr (is_arg_kind<typename reducer_parts<R>::kind>::value)
+      return reduce_arg<Scalar>(p, o, r, in...);
+    else
+      return reduce_values<Scalar>(p, o, r, in...);
   }
 
   /// r(args..., out(y)[, unsafe_cast]) with sharded inputs: checked first (y's
@@ -1329,36 +1424,51 @@ struct sharded_ops {
   /// across processes each rank passes its own and every rank's gets the result).
   /// Returns y (the sharded array, or the plain out's view).
   template <class R, class... Args>
-  static decltype(auto) reduce_into(const R& r, Args&&... args) {
+  static decltype(auto) reduce_into(const R& r, const Args&... args) {
     using parts = reducer_parts<R>;
     static_assert(!is_arg_kind<typename parts::kind>::value,
                   "ufunc: argmin/argmax of sharded arrays take no out(...): they return the indices");
-    using Target = typename sharded_target<bare_t<Args>...>::type;
     const auto& o = find_out(args...);
     static_assert(std::tuple_size_v<std::decay_t<decltype(o.views)>> == 1,
                   "ufunc reduction: out(...) takes one array (a reduction has one result)");
-    auto v = std::get<0>(o.views);
-    using V = decltype(v);
-    constexpr bool sharded_v = is_sharded_out<V>::value;
     constexpr bool unsafe = (std::is_same_v<bare_t<Args>, unsafe_cast_t> || ...);
-    constexpr bool has_axes = ((control_of<Args>() == c_axes) || ...);
-    // The call without out and unsafe_cast, given every axis when it names none
-    // (a whole reduction into out: its 0-d result).
-    auto wo = std::tuple_cat(without_out(std::forward<Args>(args))...);
-    const sharded_plan p = std::apply([&](const auto&... a) { return plan_sharded(r.name(), a...); }, wo);
+    const controls ctl = read_controls(args...);
+    return with_inputs<inputs_count<Args...>()>(
+        [&](const auto&... in) -> decltype(auto) {
+          return sharded_ops<bare_t<decltype(in)>...>::template reduce_into_inputs<unsafe>(r, ctl, std::get<0>(o.views),
+                                                                                            in...);
+        },
+        args...);
+  }
+
+  /// reduce_into for the inputs `in` with the run-time controls `ctl`, into `v`
+  /// (out(y)'s view: a sharded_out, or a plain view).
+  template <bool Unsafe, class R, class V, class... In>
+  static decltype(auto) reduce_into_inputs(const R& r, const controls& ctl, V v, const In&... in) {
+    using Target = typename sharded_target<In...>::type;
+    constexpr bool sharded_v = is_sharded_out<V>::value;
+    const sharded_plan p = plan_sharded(r.name(), in...);
     std::vector<int> all_axes;
     for (int d = 0; d < p.rank; ++d) all_axes.push_back(d);
-    using Result = decltype(reduce_without_out<!has_axes>(r, std::move(wo), all_axes));  // (unevaluated)
+    // The call without out and unsafe_cast, given every axis when it names none
+    // (a whole reduction into out: its 0-d result).
+    controls c = ctl;
+    c.unsafe_cast = false;
+    if (!c.has_axes) {
+      c.has_axes = true;
+      c.single_axis = false;
+      c.axes_list = all_axes;
+    }
+    using Result = decltype(reduce_inputs<false>(r, c, in...));  // (unevaluated)
     using Res = typename Result::value_type;
     std::exception_ptr err;
     try {
       check_devices<Target>(p.devices, r.name());
-      const controls ctl = std::apply([](const auto&... a) { return read_controls(a...); }, wo);
-      const auto mask = axis_mask(p.bshape, has_axes ? ctl.axes_or_null() : &all_axes, r.name(), ctl.single_axis);
+      const auto mask = axis_mask(p.bshape, ctl.has_axes ? ctl.axes_or_null() : &all_axes, r.name(), ctl.single_axis);
       const shape want(reduced_shape_of(p, mask, ctl.keepdims).dims);
       if constexpr (sharded_v) {
         using O = typename std::remove_pointer_t<decltype(v.array)>::value_type;
-        check_out_cast<Res, O>(r.name(), unsafe);
+        check_out_cast<Res, O>(r.name(), Unsafe);
         const auto& y = *v.array;
         if (mask[0])
           throw shape_error(std::string(r.name()) + ": the result over axis 0 is one array of shape " + want.str() +
@@ -1368,7 +1478,7 @@ struct sharded_ops {
                             " and the input's rows on the same devices, but it is the " + y.sharding());
       } else {
         using O = typename V::value_type;
-        check_out_cast<Res, O>(r.name(), unsafe);
+        check_out_cast<Res, O>(r.name(), Unsafe);
         if (!mask[0])
           throw shape_error(std::string(r.name()) + ": the result keeps axis 0 and stays sharded like the input: give a "
                             "sharded array of shape " + want.str() + " as out");
@@ -1383,11 +1493,11 @@ struct sharded_ops {
       rank_status(p.devices, r.name(), err);  // a rank's bad out stops every rank before any collective
     else if (err)
       std::rethrow_exception(err);
-    Result res = reduce_without_out<!has_axes>(r, std::move(wo), all_axes);
+    Result res = reduce_inputs<false>(r, c, in...);
     auto write = [&](const array<Res, Target>& src, auto dst, int dev) {  // src on dev; dst on dev (or host memory)
       device_guard<Target> g(dev);
       const stream_ref st = shard_stream<Target>(dev);
-      if constexpr (unsafe)
+      if constexpr (Unsafe)
         vectorized<Target, out_copy_fn>(out_copy_fn{}, r.name())(src, ufunc::out(dst), ufunc::unsafe_cast, st);
       else
         vectorized<Target, out_copy_fn>(out_copy_fn{}, r.name())(src, ufunc::out(dst), st);
@@ -1422,15 +1532,14 @@ struct sharded_ops {
   }
 
   template <class R, class... Args>
-  static auto reduce_new(const R& r, Args&&... args) {
-    using Target = typename sharded_target<bare_t<Args>...>::type;
-    const sharded_plan p = plan_sharded(r.name(), args...);
-    check_devices<Target>(p.devices, r.name());
+  static auto reduce_new(const R& r, const Args&... args) {
+    constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
     const controls o = read_controls(args...);
-    if constexpr (is_arg_kind<typename reducer_parts<R>::kind>::value)
-      return reduce_arg(p, o, r, std::forward<Args>(args)...);
-    else
-      return reduce_values(p, o, r, std::forward<Args>(args)...);
+    return with_inputs<inputs_count<Args...>()>(
+        [&](const auto&... in) {
+          return sharded_ops<bare_t<decltype(in)>...>::template reduce_inputs<scalar>(r, o, in...);
+        },
+        args...);
   }
 
   /// argmin/argmax(args...) with a sharded input: along an axis other than 0,
@@ -1443,17 +1552,17 @@ struct sharded_ops {
   /// first NaN, else the value, then the index): the unsharded call's index for
   /// any split. The result: an index (whole), or an array of indices on the
   /// first device (over axis 0).
-  template <class R, class... Args>
-  static auto reduce_arg(const sharded_plan& p, const controls& o, const R& r, Args&&... args) {
+  template <bool Scalar, class R, class... In>
+  static auto reduce_arg(const sharded_plan& p, const controls& o, const R& r, const In&... args) {
     using parts = reducer_parts<R>;
     constexpr bool is_max = std::is_same_v<typename parts::kind, arg_kind<true>>;
-    using Target = typename sharded_target<bare_t<Args>...>::type;
+    using Target = typename sharded_target<In...>::type;
     const auto mask = mask_or_disagree(p, o, r.name(), [&] {
       if (o.has_axes && o.axes_list.size() != 1)
         throw shape_error(std::string(r.name()) + ": give one axis (or none), not " + axes_str(o.axes_or_null()));
       check_ring_reduction(p, axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis), r.name(), true);
     }, args...);
-    constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
+    constexpr bool scalar = Scalar;
     const reduced_shape rs = reduced_shape_of(p, mask, o.keepdims);
     if (p.devices.spans_processes()) {  // first: ranks whose shapes differ must not throw alone below
       std::string what = std::string(r.name()) + (o.has_axes ? " over axis " + std::to_string(o.axes_list[0]) : "");
@@ -1463,26 +1572,25 @@ struct sharded_ops {
       throw value_error(std::string(r.name()) + ": zero-size reduction of shape " + p.bshape.str() + " over axes " +
                         axes_str(o.axes_or_null()) + ", and the operation has no identity (give an initial value)");
     const std::vector<int>& ids = p.devices.ids();
-    if constexpr (!scalar) {
+    const shard_axes sa = shard_axes_of<scalar>(p, o);
+    if constexpr (!scalar && may_ring<In...>) {
       if (p.ring_axis >= 0)  // y operands along the one reduced axis (check_ring_reduction): block by block
-        return reduce_arg_ring<is_max>(p, r, std::forward<Args>(args)...);
+        return reduce_arg_ring<is_max>(p, sa, r, args...);
     }
     auto prep = std::make_tuple(prepare_arg(args, ids)...);
     if constexpr (!scalar) {
       if (!mask[0])  // along another axis: every shard's indices stay on its device
         return across_ranks(p.devices, r.name(), [&] {
           auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
-            return std::apply([&](auto&... q) { return r(pick_arg(q, i)..., st); }, prep);
+            return shard_reduce<false>(r, prep, i, st, sa);
           });
           return sharded_access::assemble(p.devices, std::move(res), p.global_rows);
         });
     }
-    std::vector<int> all_axes;
-    for (int d = 0; d < p.rank; ++d) all_axes.push_back(d);
     const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init,
                   arg_partial_kind<is_max>>
         partial_r(r.map_fn(), r.op_fn(), no_init{}, r.name());
-    auto run_partial = [&](int i, stream_ref st) { return shard_reduce<scalar>(partial_r, prep, i, st, all_axes); };
+    auto run_partial = [&](int i, stream_ref st) { return shard_reduce<scalar>(partial_r, prep, i, st, sa); };
     using Part = decltype(run_partial(0, stream_ref()));
     using Acc = typename Part::value_type;  // arg_acc<M>
     using Pick = arg_pick<decltype(Acc::v), is_max>;
@@ -1529,10 +1637,10 @@ struct sharded_ops {
   /// offset: the call reduces that axis alone), folded in block order with
   /// arg_pick (ties to the lower j, the first NaN), then the indices taken.
   /// The result is sharded like the x operands.
-  template <bool IsMax, class R, class... Args>
-  static auto reduce_arg_ring(const sharded_plan& p, const R& r, Args&&... args) {
+  template <bool IsMax, class R, class... In>
+  static auto reduce_arg_ring(const sharded_plan& p, const shard_axes& sa, const R& r, const In&... args) {
     using parts = reducer_parts<R>;
-    using Target = typename sharded_target<bare_t<Args>...>::type;
+    using Target = typename sharded_target<In...>::type;
     const std::vector<int>& ids = p.devices.ids();
     std::vector<std::shared_ptr<ring_slot_base>> slots;
     auto prep = std::make_tuple(prepare_ring(args, ids, p.rank, slots)...);
@@ -1540,8 +1648,7 @@ struct sharded_ops {
     const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init,
                   arg_partial_kind<IsMax>>
         partial_r(r.map_fn(), r.op_fn(), no_init{}, r.name());
-    const std::vector<int> none;
-    using Part = decltype(shard_reduce<false>(partial_r, prep, 0, stream_ref(), none));
+    using Part = decltype(shard_reduce<false>(partial_r, prep, 0, stream_ref(), sa));
     using Acc = typename Part::value_type;  // arg_acc<M>
     using Pick = arg_pick<decltype(Acc::v), IsMax>;
     using fold_t = fold_fn<acc_op<Acc, Pick>>;
@@ -1549,7 +1656,7 @@ struct sharded_ops {
     return across_ranks(p.devices, r.name(), [&] {
       const std::vector<bool> every(ids.size(), true);
       auto acc = ring_fold<Target, Part>(run, p.devices, every, [&](int i, const ring_block& b, bool, stream_ref st) {
-        Part a = shard_reduce<false>(partial_r, prep, i, st, none);
+        Part a = shard_reduce<false>(partial_r, prep, i, st, sa);
         vectorized<Target, arg_shift_fn>(arg_shift_fn{b.first}, r.name())(a, ufunc::out(a), st);
         return a;
       }, fold);
@@ -1561,18 +1668,17 @@ struct sharded_ops {
     });
   }
 
-  template <class R, class... Args>
-  static auto reduce_values(const sharded_plan& p, const controls& o, const R& r, Args&&... args) {
+  template <bool Scalar, class R, class... In>
+  static auto reduce_values(const sharded_plan& p, const controls& o, const R& r, const In&... args) {
     using parts = reducer_parts<R>;
     constexpr bool is_mean = std::is_same_v<typename parts::kind, mean_kind>;
-    using Target = typename sharded_target<bare_t<Args>...>::type;
+    using Target = typename sharded_target<In...>::type;
     const auto mask = mask_or_disagree(p, o, r.name(), [&] {
       check_ring_reduction(p, axis_mask(p.bshape, o.axes_or_null(), r.name(), o.single_axis), r.name(), false);
     }, args...);
-    constexpr bool scalar = !((control_of<Args>() == c_axes || control_of<Args>() == c_keepdims) || ...);
+    constexpr bool scalar = Scalar;
     const std::vector<int>& ids = p.devices.ids();
-    std::vector<int> all_axes;
-    for (int d = 0; d < p.rank; ++d) all_axes.push_back(d);
+    const shard_axes sa = shard_axes_of<scalar>(p, o);
     // The global reduced count and kept count (the unsharded call's g.R, g.K) and
     // the result's shape.
     const reduced_shape rs = reduced_shape_of(p, mask, o.keepdims);
@@ -1583,7 +1689,7 @@ struct sharded_ops {
     const reducer<typename parts::acc_override, typename parts::map, typename parts::op, no_init, plain_kind> rest(
         r.map_fn(), r.op_fn(), no_init{}, r.name());
     auto shard_call = [&](const auto& red, auto& prepared, int i, stream_ref st) {
-      return shard_reduce<scalar>(red, prepared, i, st, all_axes);
+      return shard_reduce<scalar>(red, prepared, i, st, sa);
     };
     using Prep = decltype(std::make_tuple(prepare_arg(args, ids)...));
     using Arr = decltype(shard_call(r, std::declval<Prep&>(), 0, stream_ref()));
@@ -1608,7 +1714,8 @@ struct sharded_ops {
     // block (ring_fold) where there is something to reduce and a result to
     // hold; otherwise (an empty range or result) each shard's own block gives
     // the result's shape and its identity or initial value, as below.
-    const bool ring = p.ring_axis >= 0 && red_count > 0 && (!mask[0] || kept_count > 0);
+    // (Inputs with one sharded array among them have none: may_ring.)
+    const bool ring = may_ring<In...> && p.ring_axis >= 0 && red_count > 0 && (!mask[0] || kept_count > 0);
     auto agree = [&] { agree_across_ranks(p, what, args...); };
     auto agree_later = [&] {  // (a ring's exchange is made first: its blocks' broadcasts are collectives of the call)
       if (!ring) agree();
@@ -1622,12 +1729,12 @@ struct sharded_ops {
     // with y blocks, every sharded leaf becomes a view the ring points (ring.hpp).
     std::optional<Prep> prep;
     std::vector<std::shared_ptr<ring_slot_base>> slots;
-    using RingPrep = decltype(std::make_tuple(prepare_ring(args, ids, p.rank, slots)...));
+    using RingPrep = typename ring_prep<may_ring<In...>, In...>::type;
     std::optional<RingPrep> rprep;
-    if (ring)
-      rprep.emplace(std::make_tuple(prepare_ring(args, ids, p.rank, slots)...));
-    else
-      prep.emplace(std::make_tuple(prepare_arg(args, ids)...));
+    if constexpr (may_ring<In...>) {
+      if (ring) rprep.emplace(std::make_tuple(prepare_ring(args, ids, p.rank, slots)...));
+    }
+    if (!ring) prep.emplace(std::make_tuple(prepare_arg(args, ids)...));
     ring_run<Target> run(p.devices, p.ring_rows, slots);
     auto run_shard = [&](const auto& red, int i, stream_ref st) { return shard_call(red, *prep, i, st); };
     // The result across axis 0: on the first device, as a host value (a whole
@@ -1654,11 +1761,12 @@ struct sharded_ops {
     // block of the outputs it belongs to (init_for), a mean's sums in Res.
     auto ring_compute = [&](auto&& init_for) {
       return [&, init_for](int i, const ring_block&, bool first, stream_ref st) -> Arr {
-        if constexpr (is_mean) return shard_call(mean_sum, *rprep, i, st);
+        if constexpr (!may_ring<In...>) return (void)i, (void)first, (void)st, Arr();  // (not called: no ring)
+        else if constexpr (is_mean) return shard_call(mean_sum, *rprep, i, st);
         else return first && init_for(i) ? shard_call(r, *rprep, i, st) : shard_call(rest, *rprep, i, st);
       };
     };
-    if constexpr (!scalar) {
+    if constexpr (!scalar && may_ring<In...>) {
       if (!mask[0] && ring) {  // axis 0 kept: each shard's outputs over every y block, in block order
         return across_ranks(p.devices, r.name(), [&] {
           const std::vector<bool> every(ids.size(), true);
@@ -1676,6 +1784,8 @@ struct sharded_ops {
           return sharded_access::assemble(p.devices, std::move(res), p.global_rows);
         });
       }
+    }
+    if constexpr (!scalar) {
       if (!mask[0]) {  // axis 0 kept: every shard's rows of the result stay on its device
         return across_ranks(p.devices, r.name(), [&] {
           auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) { return run_shard(r, i, st); });
@@ -1715,10 +1825,12 @@ struct sharded_ops {
     // broadcasts, with rows or not), then combined as the partials below are.
     std::vector<std::optional<Arr>> ringed;
     auto ring_all = [&] {
-      std::vector<bool> has(ids.size());
-      for (std::size_t i = 0; i < has.size(); ++i) has[i] = p.rows[i] > 0;
-      ringed = ring_fold<Target, Arr>(run, p.devices, has,
-                                      ring_compute([&](int i) { return i == live[0] && init_here; }), fold);
+      if constexpr (may_ring<In...>) {
+        std::vector<bool> has(ids.size());
+        for (std::size_t i = 0; i < has.size(); ++i) has[i] = p.rows[i] > 0;
+        ringed = ring_fold<Target, Arr>(run, p.devices, has,
+                                        ring_compute([&](int i) { return i == live[0] && init_here; }), fold);
+      }
     };
     if (ring && !multi) ring_all();
     // This process's shards combined (none across processes on a rank without rows).
@@ -1766,26 +1878,19 @@ struct sharded_ops {
   }
 
  private:
-  /// An argument as the call without out(...) and unsafe_cast takes it: a one-element tuple, or none.
-  template <class X>
-  static auto without_out(X&& a) {
-    using B = bare_t<X>;
-    if constexpr (is_out<B>::value || std::is_same_v<B, unsafe_cast_t>)
-      return std::tuple<>();
-    else
-      return std::tuple<X&&>(std::forward<X>(a));
+  /// The number of a call's inputs (its arguments before the first control).
+  template <class... Args>
+  static constexpr std::size_t inputs_count() {
+    return call_args<~0u, bare_t<Args>...>::nin;
   }
-  /// The reduction of the arguments in `t` (without out), over `all` when AddAxes.
-  template <bool AddAxes, class R, class Tup>
-  static auto reduce_without_out(const R& r, Tup&& t, const std::vector<int>& all) {
-    return std::apply(
-        [&](auto&&... a) {
-          if constexpr (AddAxes)
-            return reduce_new(r, std::forward<decltype(a)>(a)..., ufunc::axes(all));
-          else
-            return reduce_new(r, std::forward<decltype(a)>(a)...);
-        },
-        std::forward<Tup>(t));
+  /// fn(the first N of args): a call's inputs, without its controls.
+  template <std::size_t N, class Fn, class... Args>
+  static decltype(auto) with_inputs(Fn&& fn, const Args&... args) {
+    return apply_first(std::make_index_sequence<N>{}, fn, std::forward_as_tuple(args...));
+  }
+  template <std::size_t... I, class Fn, class Tup>
+  static decltype(auto) apply_first(std::index_sequence<I...>, Fn& fn, const Tup& t) {
+    return fn(std::get<I>(t)...);
   }
   template <class Arg, class... Rest>
   static const auto& find_out(const Arg& a, const Rest&... rest) {
@@ -1799,17 +1904,20 @@ struct sharded_ops {
   static decltype(auto) first_out(const Args&... a) {
     return *std::get<0>(find_out(a...).views).array;
   }
-  /// Shard i's reduction with `red` of the prepared operands; a whole reduction
-  /// (Scalar) as a 0-d array over `all` axes, on the device (no host round trip
-  /// per device: the partials are combined there).
+  /// Shard i's reduction with `red` of the prepared operands, over `sa`'s axes
+  /// (one call form for every spelling of the call's controls); a whole
+  /// reduction (Scalar) as a 0-d array over every axis, on the device (no host
+  /// round trip per device: the partials are combined there).
   template <bool Scalar, class Red, class Prep>
-  static auto shard_reduce(const Red& red, Prep& prepared, int i, stream_ref st, const std::vector<int>& all) {
+  static auto shard_reduce(const Red& red, Prep& prepared, int i, stream_ref st, const shard_axes& sa) {
     return std::apply(
         [&](auto&... q) {
           if constexpr (Scalar)
-            return red(pick_arg(q, i)..., ufunc::axes(all), st);
+            return red(pick_arg(q, i)..., ufunc::axes(sa.axes), st);
+          else if (sa.keepdims)
+            return red(pick_arg(q, i)..., ufunc::axes(sa.axes), ufunc::keepdims, st);
           else
-            return red(pick_arg(q, i)..., st);
+            return red(pick_arg(q, i)..., ufunc::axes(sa.axes), st);
         },
         prepared);
   }
