@@ -46,6 +46,26 @@
 
 namespace ufunc::detail {
 
+/// A reference to a callable (not owning it: it must outlive every call). The
+/// helpers that combine a sharded call's partials take theirs through it, so
+/// that they are compiled once per target, op and result type, not once per
+/// calling lambda (each reduction, each form of its call).
+template <class Sig>
+class function_ref;
+template <class R, class... A>
+class function_ref<R(A...)> {
+ public:
+  template <class F, std::enable_if_t<!std::is_same_v<std::decay_t<F>, function_ref>, int> = 0>
+  function_ref(F&& f) noexcept  // NOLINT: implicit, as a lambda's conversion to it
+      : obj_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_([](void* o, A... a) -> R { return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<A>(a)...); }) {}
+  R operator()(A... a) const { return call_(obj_, std::forward<A>(a)...); }
+
+ private:
+  void* obj_;
+  R (*call_)(void*, A...);
+};
+
 template <class Target>
 constexpr bool is_gpu_target() {
   return target_traits<Target>::is_device;
@@ -679,9 +699,9 @@ inline void agree_on(const sharded_plan& p, const std::string& name, const std::
 /// their agreement exchange, under a description no valid call has, then throws
 /// its own error; the others throw shape_error from the exchange instead of
 /// waiting for it. Ranks that all pass the same invalid axes each throw their own.
-template <class Check, class... A>
-std::array<bool, max_rank> mask_or_disagree(const sharded_plan& p, const controls& o, const char* name, Check&& check,
-                                            const A&... a) {
+inline std::array<bool, max_rank> mask_or_disagree_with(const sharded_plan& p, const controls& o, const char* name,
+                                                         function_ref<void()> check,
+                                                         function_ref<void(const std::string&)> agree) {
   try {
     check();
     return axis_mask(p.bshape, o.axes_or_null(), name, o.single_axis);
@@ -689,11 +709,16 @@ std::array<bool, max_rank> mask_or_disagree(const sharded_plan& p, const control
     if (!p.devices.spans_processes()) throw;
     const std::exception_ptr err = std::current_exception();
     try {
-      agree_across_ranks(p, std::string(name) + " over invalid axes " + axes_str(o.axes_or_null()), a...);
+      agree(std::string(name) + " over invalid axes " + axes_str(o.axes_or_null()));
     } catch (...) {  // (the others' calls differ: they throw shape_error; this rank its own error)
     }
     std::rethrow_exception(err);
   }
+}
+template <class Check, class... A>
+std::array<bool, max_rank> mask_or_disagree(const sharded_plan& p, const controls& o, const char* name, Check&& check,
+                                            const A&... a) {
+  return mask_or_disagree_with(p, o, name, check, [&](const std::string& what) { agree_across_ranks(p, what, a...); });
 }
 
 /// The checks of a reduction given y operands (plan.ring_axis >= 0; `mask`, its
@@ -865,8 +890,9 @@ array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, cons
 /// This process's partials (make(i, stream) for each shard listed in `live`,
 /// the shards with rows; enqueued, not waited for) handed to use(partials);
 /// every partial freed on every path, the devices drained first when use throws.
-template <class Target, class Res, class Make, class Use>
-auto with_partials(const std::vector<int>& live, const std::vector<int>& ids, Make&& make, Use&& use) {
+template <class Target, class Res, class Use>
+auto with_partials(const std::vector<int>& live, const std::vector<int>& ids,
+                   function_ref<array<Res, Target>(int, stream_ref)> make, Use&& use) {
   auto partial = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
     const bool has = std::find(live.begin(), live.end(), i) != live.end();
     return has ? array<Res, Target>(make(i, st)) : array<Res, Target>();
@@ -887,9 +913,10 @@ auto with_partials(const std::vector<int>& live, const std::vector<int>& ids, Ma
 
 /// This process's partials combined with op (combine_partials; `wait` as
 /// there); none when no shard has rows (a rank without rows).
-template <class Target, class Op, class Res, class Make>
+template <class Target, class Op, class Res>
 std::optional<array<Res, Target>> combine_local(const std::vector<int>& live, const std::vector<int>& ids, const Op& op,
-                                                const char* name, Make&& make, bool wait = true) {
+                                                const char* name, function_ref<array<Res, Target>(int, stream_ref)> make,
+                                                bool wait = true) {
   if (live.empty()) return std::nullopt;
   return with_partials<Target, Res>(live, ids, make, [&](std::vector<array<Res, Target>>& partial) {
     return std::optional<array<Res, Target>>(combine_partials<Target, Op, Res>(partial, live, ids, op, name, wait));
@@ -993,9 +1020,10 @@ inline std::atomic<long>& rank_allreduces() {
 /// (GPUs whose ranks each have their own, NCCL's ops and types, every rank with
 /// rows), else one all-gather of the partials through host memory, folded in
 /// rank order.
-template <class Target, class Res, class Op, class Local, class Agree>
-array<Res, Target> fold_across_ranks(const device_set& d, const char* name, Local&& local, const Op& op,
-                                     const shape& part, Agree&& agree) {
+template <class Target, class Res, class Op>
+array<Res, Target> fold_across_ranks(const device_set& d, const char* name,
+                                     function_ref<std::optional<array<Res, Target>>(bool)> local, const Op& op,
+                                     const shape& part, function_ref<void()> agree) {
   std::optional<array<Res, Target>> mine;
   std::exception_ptr err;
   try {
@@ -1070,8 +1098,10 @@ constexpr bool host_foldable() {
 /// rank). One exchange and one wait, where the general path takes a status
 /// exchange, an all-reduce and a copy back (a 4-byte NCCL all-reduce costs
 /// more than the all-gather).
-template <class Target, class Res, class Op, class Local, class Agree>
-Res fold_value_across_ranks(const device_set& d, const char* name, Local&& local, const Op& op, Agree&& agree) {
+template <class Target, class Res, class Op>
+Res fold_value_across_ranks(const device_set& d, const char* name,
+                            function_ref<std::optional<array<Res, Target>>(bool)> local, const Op& op,
+                            function_ref<void()> agree) {
   static_assert(std::is_trivially_copyable_v<Res>, "ufunc: a reduction's value is exchanged as bytes");
   struct message {
     std::int64_t failed, has;
@@ -1113,9 +1143,9 @@ Res fold_value_across_ranks(const device_set& d, const char* name, Local&& local
 /// order. Cheaper than an NCCL reduce, its drain and a copy back of the result
 /// (two H200s, sum of 2 x 2^30 floats: the fixed cost of the combination is what
 /// separates two GPUs' throughput from twice one GPU's).
-template <class Target, class Res, class Op, class Make>
+template <class Target, class Res, class Op>
 Res fold_values_on_host(const std::vector<int>& live, const std::vector<int>& ids, const Op& op, const char* name,
-                        Make&& make) {
+                        function_ref<array<Res, Target>(int, stream_ref)> make) {
   return with_partials<Target, Res>(live, ids, make, [&](std::vector<array<Res, Target>>& partial) {
     std::optional<Res> acc;
     for (const int i : live) {
