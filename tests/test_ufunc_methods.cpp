@@ -255,5 +255,39 @@ TEST_CASE("f.at: unbuffered in-place updates with repeated and negative indices,
   CHECK_THROWS_AS(ufunc::vectorize(ufunc::plus{}).at(dz, ufunc::asarray(std::vector<int>{1, 2, 10}, shape(3)), 1.f),
                   ufunc::shape_error);
   CHECK(dz.to_host() == std::vector<float>(10, 0.f));
+  // Both device routes: many indices into a small a (the updates go to a staging
+  // copy that checks each index itself) and few into a large one (a check pass,
+  // then the updates in place). A strided a, a bad index among thousands of good
+  // ones: shape_error and a unchanged, on each route.
+  for (const index_t n : {index_t(100), index_t(8192)}) {
+    CAPTURE(n);
+    REQUIRE(ufunc::detail::at_staging_pays(n, sizeof(float), 2000, sizeof(int)) == (n == 100));
+    std::vector<int> ix(2000);
+    std::uniform_int_distribution<int> any(-static_cast<int>(n), static_cast<int>(n) - 1);
+    for (auto& i : ix) i = any(g);
+    const auto start = test::random_vector<float>(static_cast<std::size_t>(2 * n), seed + 2, -1, 1);
+    auto wa_ = ufunc::asarray(start, shape(2 * n));
+    const auto av = wa_.view().sliced(0, 1, 2 * n, 2);  // the odd elements
+    ufunc::vectorize(ufunc::plus{}).at(av, ufunc::asarray(ix, shape(2000)), ufunc::asarray(hb, shape(2000)));
+    std::vector<double> exact(start.begin(), start.end()), mag(start.size(), 0.0), c(start.size(), 0.0);
+    for (std::size_t k = 0; k < ix.size(); ++k) {
+      const auto j = 2 * static_cast<std::size_t>(ix[k] < 0 ? ix[k] + n : ix[k]) + 1;
+      exact[j] += hb[k];
+      mag[j] += std::fabs(hb[k]);
+      c[j] += 1;
+    }
+    const auto got = wa_.to_host();
+    bad = 0;
+    for (std::size_t j = 0; j < got.size(); ++j)
+      bad += j % 2 ? std::fabs(got[j] - exact[j]) > (c[j] + 1) * 6e-8 * (mag[j] + std::fabs(start[j])) : got[j] != start[j];
+    CHECK(bad == 0);
+    ix[1234] = static_cast<int>(n);  // one past the end
+    CHECK_THROWS_AS(
+        ufunc::vectorize(ufunc::plus{}).at(av, ufunc::asarray(ix, shape(2000)), ufunc::asarray(hb, shape(2000))),
+        ufunc::shape_error);
+    ix[1234] = -static_cast<int>(n) - 1;
+    CHECK_THROWS_AS(ufunc::vectorize(ufunc::plus{}).at(av, ufunc::asarray(ix, shape(2000)), 1.f), ufunc::shape_error);
+    CHECK(wa_.to_host() == got);
+  }
 #endif
 }

@@ -1,10 +1,12 @@
 // The device side of f.at (vectorize.hpp): what b contributes per index, the
-// range check and the compare-and-swap update, as parallel_for bodies (at
-// namespace scope: nvcc refuses a class's private types in a kernel's template
-// arguments).
+// range check, the compare-and-swap update and the staging copies, as
+// parallel_for bodies (at namespace scope: nvcc refuses a class's private types
+// in a kernel's template arguments).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <utility>
 #include <type_traits>
 
 #include "../array_view.hpp"
@@ -15,13 +17,42 @@
 
 namespace ufunc::detail {
 
+/// The bytes [first, last) a 1-D view spans (empty: first == last).
+template <class V, class Target>
+std::pair<const char*, const char*> span_bytes(const array_view<V, Target>& v) {
+  const index_t len = v.shape()[0];
+  if (len == 0) return {nullptr, nullptr};
+  const index_t reach = (len - 1) * v.stride(0);
+  const auto* p = reinterpret_cast<const char*>(v.data());
+  return {p + std::min<index_t>(0, reach) * index_t(sizeof(V)), p + (std::max<index_t>(0, reach) + 1) * index_t(sizeof(V))};
+}
+
 /// b per index (Array) or one value for all.
 template <class V, class Target, bool Array>
 struct at_operand {
   array_view<V, Target> arr;
   std::remove_const_t<V> value;
   UFUNC_HD auto operator()(index_t k) const { return Array ? arr(k) : value; }
+  /// Whether b's values lie in the memory of a (host code).
+  template <class T>
+  bool overlaps(const array_view<T, Target>& a) const {
+    if constexpr (!Array) {
+      return false;
+    } else {
+      const auto x = span_bytes(arr), y = span_bytes(a);
+      return x.first != x.second && y.first != y.second && x.first < y.second && y.first < x.second;
+    }
+  }
 };
+
+/// f.at on a device: whether the updates should go to a staging copy of a
+/// (n elements of `elem` bytes) that checks each of the m indices (of `ix`
+/// bytes) itself, rather than a separate pass reading every index first. The
+/// copy moves a's bytes four times; it pays when that is at most half of the
+/// indices' bytes (the check pass it replaces).
+inline bool at_staging_pays(index_t n, std::size_t elem, index_t m, std::size_t ix) {
+  return 8 * static_cast<double>(n) * double(elem) <= static_cast<double>(m) * double(ix);
+}
 
 /// Sets *bad when an index lies outside [-n, n) (every writer writes 1).
 template <class Ix, class Target>
@@ -35,6 +66,14 @@ struct at_check {
   }
 };
 
+/// dst(k) = src(k): a's values into the staging copy and back (any strides).
+template <class T, class Target>
+struct at_copy {
+  array_view<const T, Target> src;
+  array_view<T, Target> dst;
+  UFUNC_HD void operator()(std::size_t k) const { dst(static_cast<index_t>(k)) = src(static_cast<index_t>(k)); }
+};
+
 /// a[i] = f(a[i], b[k]) as a compare-and-swap loop (device code; the host
 /// target runs f.at's updates in order and never calls this). `plus` of b
 /// values of a's type with a native atomic add (4- and 8-byte integers, float,
@@ -46,13 +85,22 @@ struct at_update {
   array_view<T, Target> a;
   array_view<const Ix, Target> idx;
   Bop b;
+  /// Non-null: the index is checked here (a is then a staging copy, so a bad
+  /// index anywhere leaves the caller's array untouched): out of [-n, n), *bad
+  /// = 1 and no update.
+  unsigned* bad = nullptr;
   static constexpr bool native_add =
       std::is_same_v<F, plus> && std::is_same_v<std::remove_cv_t<decltype(std::declval<const Bop&>()(index_t(0)))>, T> &&
       atomic_supported_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD void operator()(std::size_t k) const {
     auto i = static_cast<index_t>(idx(static_cast<index_t>(k)));
-    if (i < 0) i += a.shape()[0];
+    const index_t n = a.shape()[0];
+    if (bad && (i < -n || i >= n)) {
+      *bad = 1u;
+      return;
+    }
+    if (i < 0) i += n;
     T* p = &a(i);
 #if UFUNC_DEVICE_PASS
     if constexpr (native_add) {
