@@ -272,8 +272,12 @@ class vectorized {
         array<T, Target> copy(shape(n), s);
         const auto cv = copy.view();
         ufunc::parallel_for<Target>(static_cast<std::size_t>(n), detail::at_copy<T, Target>{a, cv}, s);
-        ufunc::parallel_for<Target>(static_cast<std::size_t>(m),
-                                    detail::at_update<F, T, Ix, Bop, Target>{f_, cv, idx, b, bad.data()}, s);
+        constexpr int U = 4;
+        const index_t step = (m + U - 1) / U;
+        ufunc::parallel_for<Target>(
+            static_cast<std::size_t>(step),
+            detail::at_update_rounds<U, detail::at_update<F, T, Ix, Bop, Target>>{{f_, cv, idx, b, bad.data()}, m, step},
+            s);
         fail();
         ufunc::parallel_for<Target>(static_cast<std::size_t>(n), detail::at_copy<T, Target>{cv, a}, s);
         return;

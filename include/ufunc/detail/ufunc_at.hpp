@@ -92,9 +92,14 @@ struct at_update {
   static constexpr bool native_add =
       std::is_same_v<F, plus> && std::is_same_v<std::remove_cv_t<decltype(std::declval<const Bop&>()(index_t(0)))>, T> &&
       atomic_supported_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+  using value = std::remove_cv_t<decltype(std::declval<const Bop&>()(index_t(0)))>;
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD void operator()(std::size_t k) const {
-    auto i = static_cast<index_t>(idx(static_cast<index_t>(k)));
+    update(static_cast<index_t>(idx(static_cast<index_t>(k))), b(static_cast<index_t>(k)));
+  }
+  /// a[i] = f(a[i], v), i an index as given (negative from the end).
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD void update(index_t i, const value& v) const {
     const index_t n = a.shape()[0];
     if (bad && (i < -n || i >= n)) {
       *bad = 1u;
@@ -104,17 +109,41 @@ struct at_update {
     T* p = &a(i);
 #if UFUNC_DEVICE_PASS
     if constexpr (native_add) {
-      (void)device_add<T>(p, b(static_cast<index_t>(k)));
+      (void)device_add<T>(p, v);
     } else {
       T old = device_volatile_load(p), seen;
       do {
         seen = old;
-        old = device_cas(p, seen, static_cast<T>(f(seen, b(static_cast<index_t>(k)))));
+        old = device_cas(p, seen, static_cast<T>(f(seen, v)));
       } while (to_bits(old) != to_bits(seen));
     }
 #else
-    *p = static_cast<T>(f(*p, b(static_cast<index_t>(k))));
+    *p = static_cast<T>(f(*p, v));
 #endif
+  }
+};
+
+/// U updates an item: item t takes k = t, t + step, ..., t + (U - 1) step (< m),
+/// all of its indices and values loaded before the first atomic, so that a
+/// thread has U loads in flight rather than one (each round of the grid still
+/// reads consecutive k: coalesced).
+template <int U, class Upd>
+struct at_update_rounds {
+  Upd u;
+  index_t m, step;
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD void operator()(std::size_t t) const {
+    index_t i[U];
+    typename Upd::value v[U];
+    for (int r = 0; r < U; ++r) {
+      const index_t k = static_cast<index_t>(t) + r * step;
+      if (k < m) {
+        i[r] = static_cast<index_t>(u.idx(k));
+        v[r] = u.b(k);
+      }
+    }
+    for (int r = 0; r < U; ++r)
+      if (static_cast<index_t>(t) + r * step < m) u.update(i[r], v[r]);
   }
 };
 
