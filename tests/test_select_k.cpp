@@ -1,13 +1,13 @@
 // ufunc::argmin_k / argmax_k / min_k / max_k (select_k.hpp, issue 42): the K
 // first values along an axis of a lazy expression, array or view, and their
 // indices, against two references on fresh random data, each row ordered on
-// the host by std::stable_sort in NumPy's order (topk's order: ascending, NaN
-// last, ties by position): the expression evaluated on the target and copied
-// back (the same values and indices, exactly), and a plain loop over the
-// elements computed here from the inputs. (Not ufunc::topk of the evaluated
-// expression, as before: that compiled topk's device sorts for each key type
-// into this file, the longest of the GPU suite's build; topk has its own tests,
-// test_sort*.cpp.) Pairwise layouts (vec<3> points, both
+// the host by std::stable_sort in topk's order (ascending with NaN last, or
+// descending with NaN first; ties by position): the expression evaluated on
+// the target and copied back (the same values and indices, exactly), and a
+// plain loop over the elements computed here from the inputs. (Not ufunc::topk
+// of the evaluated expression, as before: that compiled topk's device sorts
+// for each key type into this file, the longest of the GPU suite's build; topk
+// has its own tests, test_sort*.cpp.) Pairwise layouts (vec<3> points, both
 // orientations: the GPU's tiled kernel), a 3-D expression with broadcast dims
 // (the general kernel), plain arrays and strided, reversed and transposed
 // views with NaNs, infinities, signed zeros and many ties, int keys; K in
