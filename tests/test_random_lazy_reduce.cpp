@@ -3,7 +3,12 @@
 // and map_reduce, against the same reduction of the array the same arguments
 // make: exact wherever both take the same order (the host's sums of a leaf and
 // of its array as an expression's leaf; min, max, argmin, argmax on every
-// target), within the documented float bound of a double loop otherwise.
+// target), within the documented float bound of a double loop otherwise. The
+// device's references are computed on the host from its array copied back
+// (min, max, first argmin and argmax: exact in any order; a device reduction of
+// the array compiled the reduction kernels again for arrays, only to be a
+// reference, in one of the GPU suite's longest units); the host target's
+// compare with the library's reductions of the array too.
 // No array of draws allocated (a recording memory resource); in CUDA builds,
 // leaves in streamed calls drawing their chunks' elements. Integer, double and
 // 16-bit leaves, two inputs, the pairwise layouts: test_random_lazy_more.cpp.
@@ -18,6 +23,30 @@
 #include <vector>
 
 namespace lazy_random_test {
+
+/// min, max and the first argmin and argmax of each (o, i) along k of the
+/// row-major elements h of shape (outer, len, inner): host references.
+struct extrema {
+  std::vector<float> mn, mx;
+  std::vector<index_t> amn, amx;
+};
+inline extrema extrema_of(const std::vector<float>& h, index_t outer, index_t len, index_t inner) {
+  extrema r;
+  for (index_t o = 0; o < outer; ++o)
+    for (index_t i = 0; i < inner; ++i) {
+      index_t a = 0, b = 0;
+      for (index_t k = 1; k < len; ++k) {
+        const float v = h[static_cast<std::size_t>((o * len + k) * inner + i)];
+        if (v < h[static_cast<std::size_t>((o * len + a) * inner + i)]) a = k;
+        if (v > h[static_cast<std::size_t>((o * len + b) * inner + i)]) b = k;
+      }
+      r.mn.push_back(h[static_cast<std::size_t>((o * len + a) * inner + i)]);
+      r.mx.push_back(h[static_cast<std::size_t>((o * len + b) * inner + i)]);
+      r.amn.push_back(a);
+      r.amx.push_back(b);
+    }
+  return r;
+}
 
 /// Reductions of leaves against the same reductions of the arrays: exact where
 /// the order is the same (the host, whose sums take one order for a leaf and for
@@ -46,10 +75,17 @@ void check_reductions(std::uint64_t seed) {
     const float mean = ufunc::mean(zl);
     CHECK(std::fabs(mean - ref / double(zh.size())) <= sum_bound(double(zh.size()), abs_sum, eps) / double(zh.size()) + 1e-6);
     if constexpr (on_host) CHECK(mean == ufunc::mean(lazy(z)));
-    CHECK(float(ufunc::min(zl)) == float(ufunc::min(z)));
-    CHECK(float(ufunc::max(zl)) == float(ufunc::max(z)));
-    CHECK(index_t(ufunc::argmin(zl)) == index_t(ufunc::argmin(z)));
-    CHECK(index_t(ufunc::argmax(zl)) == index_t(ufunc::argmax(z)));
+    const auto ex = extrema_of(zh, 1, index_t(zh.size()), 1);
+    CHECK(float(ufunc::min(zl)) == ex.mn[0]);
+    CHECK(float(ufunc::max(zl)) == ex.mx[0]);
+    CHECK(index_t(ufunc::argmin(zl)) == ex.amn[0]);
+    CHECK(index_t(ufunc::argmax(zl)) == ex.amx[0]);
+    if constexpr (on_host) {
+      CHECK(float(ufunc::min(zl)) == float(ufunc::min(z)));
+      CHECK(float(ufunc::max(zl)) == float(ufunc::max(z)));
+      CHECK(index_t(ufunc::argmin(zl)) == index_t(ufunc::argmin(z)));
+      CHECK(index_t(ufunc::argmax(zl)) == index_t(ufunc::argmax(z)));
+    }
     const float sq = ufunc::map_reduce(square_fn{}, ufunc::plus{})(zl);
     if constexpr (on_host) CHECK(sq == ufunc::map_reduce(square_fn{}, ufunc::plus{})(z));
     // Each axis, with and without keepdims, into out(...) too; the axis' sums
@@ -58,8 +94,15 @@ void check_reductions(std::uint64_t seed) {
       CAPTURE(ax);
       const auto r = ufunc::sum(zl, ufunc::axis(ax));
       const auto rk = ufunc::sum(zl, ufunc::axis(ax), ufunc::keepdims);
-      CHECK(r.shape() == ufunc::sum(z, ufunc::axis(ax)).shape());
-      CHECK(rk.shape() == ufunc::sum(z, ufunc::axis(ax), ufunc::keepdims).shape());
+      auto rdims = test::dims_of(s), kdims = rdims;
+      rdims.erase(rdims.begin() + ax);
+      kdims[static_cast<std::size_t>(ax)] = 1;
+      CHECK(r.shape() == test::shape_of(rdims));
+      CHECK(rk.shape() == test::shape_of(kdims));
+      if constexpr (on_host) {
+        CHECK(r.shape() == ufunc::sum(z, ufunc::axis(ax)).shape());
+        CHECK(rk.shape() == ufunc::sum(z, ufunc::axis(ax), ufunc::keepdims).shape());
+      }
       const auto rh = r.to_host();
       CHECK(bits_differ(rh, rk.to_host()) == 0);
       if constexpr (on_host) CHECK(bits_differ(rh, ufunc::sum(lazy(z), ufunc::axis(ax)).to_host()) == 0);
@@ -82,11 +125,16 @@ void check_reductions(std::uint64_t seed) {
       auto o = ufunc::empty<float, Tg>(r.shape());
       ufunc::sum(zl, ufunc::axis(ax), ufunc::out(o));
       CHECK(bits_differ(o.to_host(), rh) == 0);
-      CHECK(bits_differ(ufunc::max(zl, ufunc::axis(ax)).to_host(), ufunc::max(z, ufunc::axis(ax)).to_host()) == 0);
-      CHECK(bits_differ(ufunc::min(zl, ufunc::axis(ax)).to_host(), ufunc::min(z, ufunc::axis(ax)).to_host()) == 0);
-      CHECK(bits_differ(ufunc::argmax(zl, ufunc::axis(ax)).to_host(), ufunc::argmax(z, ufunc::axis(ax)).to_host()) == 0);
-      CHECK(bits_differ(ufunc::argmin(zl, ufunc::axis(ax)).to_host(), ufunc::argmin(z, ufunc::axis(ax)).to_host()) == 0);
+      const auto ea = extrema_of(zh, outer, len, inner);
+      CHECK(bits_differ(ufunc::max(zl, ufunc::axis(ax)).to_host(), ea.mx) == 0);
+      CHECK(bits_differ(ufunc::min(zl, ufunc::axis(ax)).to_host(), ea.mn) == 0);
+      CHECK(bits_differ(ufunc::argmax(zl, ufunc::axis(ax)).to_host(), ea.amx) == 0);
+      CHECK(bits_differ(ufunc::argmin(zl, ufunc::axis(ax)).to_host(), ea.amn) == 0);
       if constexpr (on_host) {
+        CHECK(bits_differ(ufunc::max(zl, ufunc::axis(ax)).to_host(), ufunc::max(z, ufunc::axis(ax)).to_host()) == 0);
+        CHECK(bits_differ(ufunc::min(zl, ufunc::axis(ax)).to_host(), ufunc::min(z, ufunc::axis(ax)).to_host()) == 0);
+        CHECK(bits_differ(ufunc::argmax(zl, ufunc::axis(ax)).to_host(), ufunc::argmax(z, ufunc::axis(ax)).to_host()) == 0);
+        CHECK(bits_differ(ufunc::argmin(zl, ufunc::axis(ax)).to_host(), ufunc::argmin(z, ufunc::axis(ax)).to_host()) == 0);
         CHECK(bits_differ(ufunc::mean(zl, ufunc::axis(ax)).to_host(), ufunc::mean(lazy(z), ufunc::axis(ax)).to_host()) == 0);
         CHECK(bits_differ(ufunc::map_reduce(square_fn{}, ufunc::plus{})(zl, ufunc::axis(ax)).to_host(),
                           ufunc::map_reduce(square_fn{}, ufunc::plus{})(z, ufunc::axis(ax)).to_host()) == 0);
@@ -236,10 +284,15 @@ TEST_CASE("random lazy: leaves in streamed calls (host leaves of a device expres
                     ufunc::evaluate(lazy(zc) * lazy(xd) + lazy(xp)).to_host()) == 0);
   // Reductions of device expressions with a host leaf (streamed: the leaf's draws
   // are made on the device per chunk). Argmin/argmax are exact in any order;
-  // integer sums too, along each axis.
-  CHECK(index_t(ufunc::argmax(zl + lazy(xd) + lazy(xp))) == index_t(ufunc::argmax(lazy(z) + lazy(xd) + lazy(xp))));
-  CHECK(bits_differ(ufunc::argmin(zl + lazy(xd) + lazy(xp), ufunc::axis(0)).to_host(),
-                    ufunc::argmin(lazy(z) + lazy(xd) + lazy(xp), ufunc::axis(0)).to_host()) == 0);
+  // integer sums too, along each axis. The references: the same elements made
+  // on the host from the device's arrays copied back (float adds alone, in the
+  // same order: exact), reduced there (not the same streamed reductions of
+  // array leaves, which compiled the streamed kernels again only to be references).
+  const auto zdh = z.to_host();
+  std::vector<float> w(zdh.size());
+  for (std::size_t e = 0; e < w.size(); ++e) w[e] = zdh[e] + xh[e] + xh[e];
+  CHECK(index_t(ufunc::argmax(zl + lazy(xd) + lazy(xp))) == extrema_of(w, 1, m * n, 1).amx[0]);
+  CHECK(bits_differ(ufunc::argmin(zl + lazy(xd) + lazy(xp), ufunc::axis(0)).to_host(), extrema_of(w, 1, m, n).amn) == 0);
   const auto ih = test::random_vector<std::int64_t>(static_cast<std::size_t>(m * n), seed + 2, -1000, 1000);
   ufunc::pinned_array<std::int64_t> ip(s);
   std::copy(ih.begin(), ih.end(), ip.data());
@@ -248,13 +301,28 @@ TEST_CASE("random lazy: leaves in streamed calls (host leaves of a device expres
   const auto kl = ufunc::random::lazy_integers<std::int64_t>(s, seed, -99, 100);
   const auto kc = ufunc::random::integers<std::int64_t, Tg>(shape{m, 1}, seed, -99, 100);
   const auto kcl = ufunc::random::lazy_integers<std::int64_t>(shape{m, 1}, seed, -99, 100);
-  CHECK(std::int64_t(ufunc::sum(kl * lazy(kd) + lazy(ip))) == std::int64_t(ufunc::sum(lazy(k) * lazy(kd) + lazy(ip))));
+  const auto kh = k.to_host(), kdh = kd.to_host(), kch = kc.to_host();
+  // k * kd + ip and kc * kd - ip (kc broadcast along axis 1), and their sums along axis ax.
+  std::vector<std::int64_t> u(kh.size()), v(kh.size());
+  for (index_t i = 0; i < m; ++i)
+    for (index_t j = 0; j < n; ++j) {
+      const auto e = static_cast<std::size_t>(i * n + j);
+      u[e] = kh[e] * kdh[e] + ih[e];
+      v[e] = kch[static_cast<std::size_t>(i)] * kdh[e] - ih[e];
+    }
+  auto sum_along = [&](const std::vector<std::int64_t>& h, int ax) {
+    std::vector<std::int64_t> r(static_cast<std::size_t>(ax == 0 ? n : m), 0);
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) r[static_cast<std::size_t>(ax == 0 ? j : i)] += h[static_cast<std::size_t>(i * n + j)];
+    return r;
+  };
+  std::int64_t u_all = 0;
+  for (auto x : u) u_all += x;
+  CHECK(std::int64_t(ufunc::sum(kl * lazy(kd) + lazy(ip))) == u_all);
   for (int ax = 0; ax < 2; ++ax) {
     CAPTURE(ax);
-    CHECK(bits_differ(ufunc::sum(kl * lazy(kd) + lazy(ip), ufunc::axis(ax)).to_host(),
-                      ufunc::sum(lazy(k) * lazy(kd) + lazy(ip), ufunc::axis(ax)).to_host()) == 0);
-    CHECK(bits_differ(ufunc::sum(kcl * lazy(kd) - lazy(ip), ufunc::axis(ax)).to_host(),
-                      ufunc::sum(lazy(kc) * lazy(kd) - lazy(ip), ufunc::axis(ax)).to_host()) == 0);
+    CHECK(bits_differ(ufunc::sum(kl * lazy(kd) + lazy(ip), ufunc::axis(ax)).to_host(), sum_along(u, ax)) == 0);
+    CHECK(bits_differ(ufunc::sum(kcl * lazy(kd) - lazy(ip), ufunc::axis(ax)).to_host(), sum_along(v, ax)) == 0);
   }
   // With host leaves alone, a leaf (pinned to the host or not) runs on the host, as
   // any expression of host arrays: the host's draws, pinned memory read in place.
