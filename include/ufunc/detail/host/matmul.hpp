@@ -5,12 +5,12 @@
 // passes it) and the panel of B into NR-column slivers (kc x NR, the vector
 // operand: the panel in L2), both converted to the accumulator type (float for
 // the 16-bit types). The other order (B's 32 KiB sliver held in L1) ran at half
-// the speed. A micro-kernel keeps an
-// MR x NR tile of C in registers for a whole panel: each loaded element of B
-// feeds MR multiply-adds, each of A NR. MR and NR follow the vector registers of
-// the instruction set chosen at run time (simd.hpp): 12 x 2 vectors with
-// AVX-512, 6 x 2 with AVX2, 4 x 2 with SSE2, written so that GCC keeps the tile
-// in registers. The clones may fuse multiply-adds (FMA), so the last bits of a
+// the speed. A micro-kernel keeps an MR x NR tile of C in registers for a whole
+// panel: each loaded element of B feeds MR multiply-adds, each of A NR. MR and NR
+// follow the vector registers of the instruction set chosen at run time
+// (simd.hpp): 12 x 2 vectors with AVX-512, 6 x 2 with AVX2, 4 x 2 with SSE2,
+// written with GCC's and clang's vector types so that the tile stays in
+// registers. The clones may fuse multiply-adds (FMA), so the last bits of a
 // product depend on the CPU, as with a BLAS; the order of the sums does not
 // (each element: panel after panel, p in order within a panel), so results are
 // the same at every thread count.
@@ -120,10 +120,25 @@ UFUNC_HOST_INLINE inline void matmul_tile(const gemm_args<T>& p, index_t z, inde
   std::fill(tile, tile + rows_p * tun::nc, A(0));
   for (index_t k0 = 0; k0 < p.k; k0 += tun::kc) {
     const index_t kn = std::min(p.k - k0, tun::kc);
-    for (index_t js = 0; js < w_p; js += NR) {
+    // B's panel in groups of G slivers walked down the rows together: each row's
+    // G NR elements are contiguous (G cache lines of float at AVX2's NR); one
+    // sliver at a time read one cache line per row at ldb's stride.
+    constexpr index_t G = 4;
+    const index_t w_whole = w / NR * NR, w_groups = w / (G * NR) * (G * NR);
+    for (index_t jg = 0; jg < w_groups; jg += G * NR) {
+      for (index_t q = 0; q < kn; ++q) {
+        const T* src = b + (k0 + q) * p.ldb + jg;
+        A* dst = bp + jg * kn + q * NR;
+UFUNC_HOST_UNROLL(8)
+        for (index_t g = 0; g < G; ++g)
+UFUNC_HOST_UNROLL(64)
+          for (int j = 0; j < NR; ++j) dst[g * NR * kn + j] = static_cast<A>(src[g * NR + j]);
+      }
+    }
+    for (index_t js = w_groups; js < w_p; js += NR) {
       A* dst = bp + js * kn;
       const T* src = b + k0 * p.ldb + js;
-      if (js + NR <= w) {  // a whole sliver: row segments copied (and converted) as they are
+      if (js < w_whole) {  // a whole sliver: row segments copied (and converted) as they are
         for (index_t q = 0; q < kn; ++q)
           for (index_t j = 0; j < NR; ++j) dst[q * NR + j] = static_cast<A>(src[q * p.ldb + j]);
       } else {
@@ -133,6 +148,13 @@ UFUNC_HOST_INLINE inline void matmul_tile(const gemm_args<T>& p, index_t z, inde
     }
     for (index_t is = 0; is < rows_p; is += MR) {
       A* dst = ap + is * kn;
+      if (is + MR <= rows) {  // a whole sliver: MR rows read side by side, the sliver written in order
+        const T* src = a + is * p.lda + k0;
+        for (index_t q = 0; q < kn; ++q)
+UFUNC_HOST_UNROLL(16)
+          for (index_t i = 0; i < MR; ++i) dst[q * MR + i] = static_cast<A>(src[i * p.lda + q]);
+        continue;
+      }
       for (index_t i = 0; i < MR; ++i) {  // along A's rows (contiguous), across the sliver
         if (is + i < rows) {
           const T* src = a + (is + i) * p.lda + k0;
@@ -146,8 +168,13 @@ UFUNC_HOST_INLINE inline void matmul_tile(const gemm_args<T>& p, index_t z, inde
       for (index_t js = 0; js < w_p; js += NR)
         micro_kernel<MR, NR>(ap + is * kn, bp + js * kn, kn, tile + is * tun::nc + js, tun::nc);
   }
-  for (index_t i = 0; i < rows; ++i)
-    for (index_t j = 0; j < w; ++j) c[i * p.ldc + j] = static_cast<T>(tile[i * tun::nc + j]);
+  for (index_t i = 0; i < rows; ++i) {
+    if constexpr (std::is_same_v<T, A>) {
+      std::memcpy(c + i * p.ldc, tile + i * tun::nc, static_cast<std::size_t>(w) * sizeof(A));  // GCC ran the element loop scalar
+    } else {
+      for (index_t j = 0; j < w; ++j) c[i * p.ldc + j] = static_cast<T>(tile[i * tun::nc + j]);
+    }
+  }
 }
 
 /// C[b] = A[b] @ B[b] (gemm_args: unit column strides). Synchronous.
