@@ -148,7 +148,11 @@ UFUNC_HOST_UNROLL(64)
     }
     for (index_t is = 0; is < rows_p; is += MR) {
       A* dst = ap + is * kn;
-      if (is + MR <= rows) {  // a whole sliver: MR rows read side by side, the sliver written in order
+      // A whole sliver of float or double: MR rows read side by side, the sliver
+      // written in order. (Not for the 16-bit types: GCC vectorised their
+      // conversion with gathers whose index vectors, hoisted, left the AVX-512
+      // kernel one register short: B's second vector reloaded from the stack.)
+      if (std::is_same_v<T, A> && is + MR <= rows) {
         const T* src = a + is * p.lda + k0;
         for (index_t q = 0; q < kn; ++q)
 UFUNC_HOST_UNROLL(16)
