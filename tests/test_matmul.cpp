@@ -12,11 +12,14 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include <omp.h>
 
 using test::make;
 using ufunc::index_t;
@@ -175,6 +178,40 @@ TEST_CASE("matmul: the host target in every build") {
   const std::vector<std::array<index_t, 3>> sizes = {{1, 1, 1}, {5, 3, 1}, {63, 65, 67}, {4, 257, 300}, {70, 2, 0}};
   check_edge_sizes<ufunc::target::host, float>(sizes);
   check_edge_sizes<ufunc::target::host, double>(sizes);
+}
+
+namespace {
+/// The host target's product at 1, 2 and 16 threads, compared bit for bit: each
+/// element of C is summed in the same order at every thread count (matmul.hpp:
+/// panel after panel, p in order within a panel; no split of k across threads).
+/// 300 x 500 x 700: two row tiles, two column tiles and two k panels.
+template <class T>
+void check_thread_counts() {
+  using H = ufunc::target::host;
+  const index_t m = 300, k = 500, n = 700;
+  const auto seed = test::fresh_seed();
+  const std::string type = std::is_same_v<T, float> ? "float" : "double";  // (a const char* prints as a pointer)
+  INFO("seed " << seed << ", " << type);
+  const auto a = make<H>(normal_vector<T>(static_cast<std::size_t>(m * k), seed), {m, k});
+  const auto b = make<H>(normal_vector<T>(static_cast<std::size_t>(k * n), seed + 1), {k, n});
+  const int before = omp_get_max_threads();
+  std::vector<std::vector<T>> got;
+  for (int threads : {1, 2, 16}) {
+    omp_set_num_threads(threads);
+    got.push_back(ufunc::matmul(a, b).to_host());
+  }
+  omp_set_num_threads(before);
+  for (std::size_t r = 1; r < got.size(); ++r) {
+    INFO("threads " << (r == 1 ? 2 : 16) << " against 1");
+    REQUIRE(got[r].size() == got[0].size());
+    CHECK(std::memcmp(got[0].data(), got[r].data(), sizeof(T) * got[0].size()) == 0);
+  }
+}
+}  // namespace
+
+TEST_CASE("matmul: the host target's result is the same bit for bit at 1, 2 and 16 threads") {
+  check_thread_counts<float>();
+  check_thread_counts<double>();
 }
 
 TEST_CASE("matmul large: every variant on a large product") {
