@@ -215,9 +215,11 @@ class vectorized {
       if (bv.ndim() != 1 || bv.shape()[0] != m)
         throw shape_error(std::string(name_) + ".at: b of shape " + bv.shape().str() + " for " + std::to_string(m) +
                           " indices (give a scalar or one value per index)");
-      at_run(av, iv, detail::at_operand<const typename BB::value_type, Target, true>{bv, {}}, n, m, s);
+      // b read from a's memory must see a as the updates change it: no staging copy.
+      const bool b_in_a = detail::may_overlap(detail::layout_of(bv), detail::layout_of(av));
+      at_run(av, iv, detail::at_operand<const typename BB::value_type, Target, true>{bv, {}}, n, m, b_in_a, s);
     } else {
-      at_run(av, iv, detail::at_operand<B, Target, false>{{}, b}, n, m, s);
+      at_run(av, iv, detail::at_operand<B, Target, false>{{}, b}, n, m, false, s);
     }
   }
 
@@ -238,7 +240,7 @@ class vectorized {
 
   template <class T, class Ix, class Bop>
   void at_run(const array_view<T, Target>& a, const array_view<const Ix, Target>& idx, const Bop& b, index_t n,
-              index_t m, stream_ref s) const {
+              index_t m, bool b_in_a, stream_ref s) const {
     if (m == 0) return;
     if constexpr (!detail::target_traits<Target>::is_device) {
       for (index_t k = 0; k < m; ++k) {  // every index checked before the first write
@@ -256,7 +258,7 @@ class vectorized {
       static_assert(sizeof(T) == 4 || sizeof(T) == 8, "f.at on the GPU: elements of 4 or 8 bytes (compare-and-swap)");
       array<unsigned, Target> bad(shape(1), s);
       detail::memory<Target>::fill_bytes(bad.data(), 0, sizeof(unsigned), s);
-      const auto fail = [&] {
+      const auto throw_if_bad = [&] {
         unsigned any = 0;
         detail::memory<Target>::copy_to_host(&any, bad.data(), sizeof any, s);
         if (any)
@@ -266,24 +268,24 @@ class vectorized {
       // Many indices into a small a (np.add.at's histograms): the updates go to a
       // staging copy of a and check their own indices, and the copy replaces a
       // only when every index was in range. Four passes over a instead of a
-      // separate pass over the indices (bench/NOTES.md, session 16). Not when b
-      // overlaps a (b must be read from a as the updates change it).
-      if (detail::at_staging_pays(n, sizeof(T), m, sizeof(Ix)) && !b.overlaps(a)) {
+      // separate pass over the indices (bench/NOTES.md, session 16).
+      if (detail::at_staging_pays(n, sizeof(T), m, sizeof(Ix)) && !b_in_a) {
         array<T, Target> copy(shape(n), s);
         const auto cv = copy.view();
-        ufunc::parallel_for<Target>(static_cast<std::size_t>(n), detail::at_copy<T, Target>{a, cv}, s);
+        const auto al = detail::layout_of(a), cl = detail::layout_of(cv);
+        detail::cast_layout<Target, T, T>(cv.data(), cl, a.data(), al, s);
         constexpr int U = 4;
         const index_t step = (m + U - 1) / U;
         ufunc::parallel_for<Target>(
             static_cast<std::size_t>(step),
             detail::at_update_rounds<U, detail::at_update<F, T, Ix, Bop, Target>>{{f_, cv, idx, b, bad.data()}, m, step},
             s);
-        fail();
-        ufunc::parallel_for<Target>(static_cast<std::size_t>(n), detail::at_copy<T, Target>{cv, a}, s);
+        throw_if_bad();
+        detail::cast_layout<Target, T, T>(a.data(), al, cv.data(), cl, s);
         return;
       }
       ufunc::parallel_for<Target>(static_cast<std::size_t>(m), detail::at_check<Ix, Target>{idx, n, bad.data()}, s);
-      fail();
+      throw_if_bad();
       ufunc::parallel_for<Target>(static_cast<std::size_t>(m), detail::at_update<F, T, Ix, Bop, Target>{f_, a, idx, b},
                                   s);
     }

@@ -1,12 +1,9 @@
 // The device side of f.at (vectorize.hpp): what b contributes per index, the
-// range check, the compare-and-swap update and the staging copies, as
-// parallel_for bodies (at namespace scope: nvcc refuses a class's private types
+// range check and the compare-and-swap update, as parallel_for bodies (at namespace scope: nvcc refuses a class's private types
 // in a kernel's template arguments).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
-#include <utility>
 #include <type_traits>
 
 #include "../array_view.hpp"
@@ -17,32 +14,12 @@
 
 namespace ufunc::detail {
 
-/// The bytes [first, last) a 1-D view spans (empty: first == last).
-template <class V, class Target>
-std::pair<const char*, const char*> span_bytes(const array_view<V, Target>& v) {
-  const index_t len = v.shape()[0];
-  if (len == 0) return {nullptr, nullptr};
-  const index_t reach = (len - 1) * v.stride(0);
-  const auto* p = reinterpret_cast<const char*>(v.data());
-  return {p + std::min<index_t>(0, reach) * index_t(sizeof(V)), p + (std::max<index_t>(0, reach) + 1) * index_t(sizeof(V))};
-}
-
 /// b per index (Array) or one value for all.
 template <class V, class Target, bool Array>
 struct at_operand {
   array_view<V, Target> arr;
   std::remove_const_t<V> value;
   UFUNC_HD auto operator()(index_t k) const { return Array ? arr(k) : value; }
-  /// Whether b's values lie in the memory of a (host code).
-  template <class T>
-  bool overlaps(const array_view<T, Target>& a) const {
-    if constexpr (!Array) {
-      return false;
-    } else {
-      const auto x = span_bytes(arr), y = span_bytes(a);
-      return x.first != x.second && y.first != y.second && x.first < y.second && y.first < x.second;
-    }
-  }
 };
 
 /// f.at on a device: whether the updates should go to a staging copy of a
@@ -64,14 +41,6 @@ struct at_check {
     const auto i = static_cast<index_t>(idx(static_cast<index_t>(k)));
     if (i < -n || i >= n) *bad = 1u;
   }
-};
-
-/// dst(k) = src(k): a's values into the staging copy and back (any strides).
-template <class T, class Target>
-struct at_copy {
-  array_view<const T, Target> src;
-  array_view<T, Target> dst;
-  UFUNC_HD void operator()(std::size_t k) const { dst(static_cast<index_t>(k)) = src(static_cast<index_t>(k)); }
 };
 
 /// a[i] = f(a[i], b[k]) as a compare-and-swap loop (device code; the host
