@@ -164,7 +164,8 @@ sharded_array<T, Target> make_sharded(const shape& s, const device_set& set, con
 /// A new array of shape `s` on Target whose element i (row-major) is
 /// `low + (high - low) * uniform_at(seed, i)`: with the defaults, cuRAND's
 /// curand_uniform stream after curand_init(seed, 0, 0), in (0, 1] (double:
-/// curand_uniform2_double's 53-bit values). The same numbers on every backend
+/// curand_uniform2_double's 53-bit values); scaled, in [low, high] (the sum
+/// rounds to low for the smallest draws). The same numbers on every backend
 /// and thread count. T: float, double, or __half / __nv_bfloat16 (the float
 /// value rounded once, so 0 and 1 can occur). Enqueued on `st` (CUDA target:
 /// asynchronous).
