@@ -334,6 +334,9 @@ TEST_CASE("gufunc: the GPU staging plan: dense cores whose loop elements follow 
   CHECK((st[2].on && st[2].pad == 66 && st[2].offset == 33280 + 65 * 8 * 128 && !st[2].vec16));
   CHECK(!st[3].on);
   CHECK(bytes == 33280 + 66560 + 66 * 2 * 128);
+  // cp.async for blocks of 256 bytes or more of 4-, 8- or 16-byte elements: the
+  // float and double rows; not the int16 ones (2-byte elements).
+  CHECK((st[0].async && st[1].async && !st[2].async));
   // 96 KiB: the double input no longer fits, the int16 one still does.
   st = ufunc::detail::plan_gufunc_staging(p, {4, 8, 2, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes);
   CHECK((st[0].on && !st[1].on && st[2].on && st[2].offset == 33280 && st[2].vec16 && bytes == 33280 + 16896));
@@ -341,6 +344,13 @@ TEST_CASE("gufunc: the GPU staging plan: dense cores whose loop elements follow 
   p = plan({c({rows, 64}, 1), c({rows, 37}, 4), c({rows, 64}, 4), c({rows}, 4)});
   st = ufunc::detail::plan_gufunc_staging(p, {1, 4, 4, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes, 0);
   CHECK((st[0].on && st[0].pad == 68 && st[1].on && st[1].pad == 37 && !st[1].vec16));
+  // The 37 floats (148 bytes) below async_min, then at it; a float block 2 bytes
+  // off its alignment never.
+  CHECK((!st[0].async && !st[1].async && st[2].async));
+  st = ufunc::detail::plan_gufunc_staging(p, {1, 4, 4, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes, 0, 148);
+  CHECK((st[1].async && st[2].async));
+  st = ufunc::detail::plan_gufunc_staging(p, {1, 4, 4, 4}, {a16, a16 + 2, a16 + 2, a16}, 128, 96 * 1024, &bytes, 0, 4);
+  CHECK((st[1].on && !st[1].async && st[2].on && !st[2].async && !st[0].async));
   // By default a block copied element by element has 128 bytes or more: the 64
   // uint8s are staged when 16-byte loads can copy them, else read in place;
   // the 37 floats (148 bytes) are staged.

@@ -21,21 +21,28 @@
 #  include "kernels/gufunc_staged.cuh"
 #endif
 
-// Tuning (bench/NOTES.md): loop elements a block runs, loads in flight a thread
-// while it stages, threads an SM, the smallest core block staged without
-// 16-byte loads (bytes), and the shared memory
-// its staged inputs may take (0: none staged, every operand read in place).
+// Tuning (bench/NOTES.md, session 17): loop elements a block runs (64: against
+// 128, the dot over rows of 64 floats, rows of 16 and the 3x3 solves each ran 1-2 %
+// faster on an H200), loads in flight a thread while it stages through registers
+// (4: the copy's registers cap every gufunc kernel's resident threads; 8 ran rows
+// of 16 floats at 0.80 of a copy's rate, 4 at 0.93-0.95), threads an SM, the
+// smallest core block staged without 16-byte loads (bytes), the smallest copied
+// with cp.async (bytes), and the shared memory its staged inputs may take (0:
+// none staged, every operand read in place).
 #ifndef UFUNC_GUFUNC_BLOCK
-#  define UFUNC_GUFUNC_BLOCK 128
+#  define UFUNC_GUFUNC_BLOCK 64
 #endif
 #ifndef UFUNC_GUFUNC_UNROLL
-#  define UFUNC_GUFUNC_UNROLL 8
+#  define UFUNC_GUFUNC_UNROLL 4
 #endif
 #ifndef UFUNC_GUFUNC_STAGE_MIN
 #  define UFUNC_GUFUNC_STAGE_MIN 128
 #endif
 #ifndef UFUNC_GUFUNC_SM_THREADS
 #  define UFUNC_GUFUNC_SM_THREADS 2048
+#endif
+#ifndef UFUNC_GUFUNC_ASYNC_MIN
+#  define UFUNC_GUFUNC_ASYNC_MIN 256
 #endif
 #ifndef UFUNC_GUFUNC_SMEM
 #  define UFUNC_GUFUNC_SMEM (96 * 1024)
@@ -63,11 +70,12 @@ struct gufunc_backend<target::cuda> {
         std::min<std::size_t>(UFUNC_GUFUNC_SMEM, static_cast<std::size_t>(cuda_launch::current_device().smem_optin));
     std::size_t bytes = 0;
     const std::vector<gufunc_stage> st =
-        plan_gufunc_staging(p, size, addr, block, budget, &bytes, UFUNC_GUFUNC_STAGE_MIN);
+        plan_gufunc_staging(p, size, addr, block, budget, &bytes, UFUNC_GUFUNC_STAGE_MIN, UFUNC_GUFUNC_ASYNC_MIN);
     gufunc_stage_set<Body::nops> set{};
     for (std::size_t k = 0; k < st.size(); ++k) {
       set.on[k] = st[k].on;
       set.vec16[k] = st[k].vec16;
+      set.async[k] = st[k].async;  // kernel code for devices before sm_80 copies through registers
       set.count[k] = static_cast<unsigned>(st[k].count);
       set.pad[k] = static_cast<unsigned>(st[k].pad);
       set.offset[k] = static_cast<unsigned>(st[k].offset);

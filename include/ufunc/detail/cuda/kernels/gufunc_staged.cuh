@@ -1,6 +1,7 @@
 // The gufunc kernel: blocks of B loop elements. The staged inputs' core blocks
 // of a block's elements (one contiguous range per input) are copied into shared
-// memory with coalesced loads, 16 bytes a load where aligned; then each thread
+// memory with coalesced loads, 16 bytes a load where aligned, or for large
+// blocks with cp.async (gufunc_plan.hpp says which); then each thread
 // calls f once for its element, with views of its staged blocks (each block
 // padded to an odd number of 4-byte words: threads reading the same core
 // position hit distinct banks) and of the other operands in place.
@@ -24,6 +25,7 @@ template <std::size_t N>
 struct gufunc_stage_set {
   bool on[N];
   bool vec16[N];
+  bool async[N];  // cp.async (sm_80 on; code for older devices ignores it)
   unsigned count[N], pad[N], offset[N];  // elements, elements, bytes
   float inv_count[N];                    // 1 / count, for the copy's divisions
 };
@@ -78,6 +80,32 @@ __device__ __forceinline__ void gufunc_copy_in(const T* src, T* dst, unsigned to
   gufunc_copy_units<B, U, 1>(src, dst, total, c, pad, inv_c);
 }
 
+/// The same copy with cp.async (sm_80 and later): element by element from global
+/// memory into shared memory, no registers between, so a block has its whole
+/// staged range in flight at once and the copy adds no registers to the kernel
+/// (the register copy's U loads a thread capped the resident threads of every
+/// gufunc kernel, staged or not). Consecutive lanes take consecutive elements:
+/// each warp's request is one contiguous range.
+template <int B, class T>
+__device__ __forceinline__ void gufunc_copy_async(const T* src, T* dst, unsigned total, unsigned c, unsigned pad,
+                                                  float inv_c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async copies 4, 8 or 16 bytes");
+  unsigned q, r;
+  gufunc_divmod(threadIdx.x, c, inv_c, q, r);
+  const unsigned dq = static_cast<unsigned>(B) / c, dr = static_cast<unsigned>(B) % c;
+  for (unsigned i = threadIdx.x; i < total; i += B) {
+    const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst + q * pad + r));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(to), "l"(src + i), "n"(sizeof(T)) : "memory");
+    q += dq;
+    r += dr;
+    if (r >= c) r -= c, ++q;
+  }
+#else
+  (void)src, (void)dst, (void)total, (void)c, (void)pad, (void)inv_c;
+#endif
+}
+
 template <int B, int U, class Body, std::size_t... K>
 __device__ __forceinline__ void gufunc_stage_block(const Body& body, const gufunc_stage_set<Body::nops>& st,
                                                    unsigned char* smem, index_t e0, unsigned nb,
@@ -89,10 +117,21 @@ __device__ __forceinline__ void gufunc_stage_block(const Body& body, const gufun
         using T = std::remove_const_t<std::remove_pointer_t<decltype(core.data())>>;
         // The staged operand's element e block lies at e * count (gufunc_plan.hpp).
         const T* src = core.data() + e0 * static_cast<index_t>(st.count[K]);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        if constexpr (sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16)
+          if (st.async[K]) {
+            gufunc_copy_async<B>(src, reinterpret_cast<T*>(smem + st.offset[K]), nb * st.count[K], st.count[K],
+                                 st.pad[K], st.inv_count[K]);
+            return;
+          }
+#endif
         gufunc_copy_in<B, U>(src, reinterpret_cast<T*>(smem + st.offset[K]), nb * st.count[K], st.count[K], st.pad[K],
                              st.inv_count[K], st.vec16[K]);
       }(),
       ...);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");  // no-op without copies
+#endif
 }
 
 template <class Body, std::size_t... K>
@@ -110,8 +149,13 @@ __device__ __forceinline__ void gufunc_call(const Body& body, const gufunc_stage
   body.f(view(std::integral_constant<std::size_t, K>{})...);
 }
 
+// At least 1,024 threads an SM (64 registers a thread at most): the kernel holds
+// both copies (registers and cp.async), and unbounded it took 68 registers for the
+// 3x3 solve (7 blocks of 128 an SM instead of 8) and ran it at 0.74 of a copy's
+// rate against 0.89 (bench/NOTES.md, session 17).
 template <int B, int U, class Body>
-__global__ void __launch_bounds__(B) gufunc_staged_kernel(Body body, gufunc_stage_set<Body::nops> st, index_t n) {
+__global__ void __launch_bounds__(B, (1024 / B > 0 ? 1024 / B : 1))
+    gufunc_staged_kernel(Body body, gufunc_stage_set<Body::nops> st, index_t n) {
   extern __shared__ __align__(16) unsigned char gufunc_smem[];
   const index_t step = static_cast<index_t>(gridDim.x) * B;
   for (index_t e0 = static_cast<index_t>(blockIdx.x) * B; e0 < n; e0 += step) {  // uniform over the block
