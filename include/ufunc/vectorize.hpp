@@ -267,21 +267,22 @@ class vectorized {
       };
       // Many indices into a small a (np.add.at's histograms): the updates go to a
       // staging copy of a and check their own indices, and the copy replaces a
-      // only when every index was in range. Four passes over a instead of a
-      // separate pass over the indices (bench/NOTES.md, session 16).
+      // (on the device, without the host between) only when every index was in
+      // range. Four passes over a instead of a separate pass over the indices
+      // (bench/NOTES.md, sessions 16 and 17).
       if (detail::at_staging_pays(n, sizeof(T), m, sizeof(Ix)) && !b_in_a) {
         array<T, Target> copy(shape(n), s);
         const auto cv = copy.view();
-        const auto al = detail::layout_of(a), cl = detail::layout_of(cv);
-        detail::cast_layout<Target, T, T>(cv.data(), cl, a.data(), al, s);
+        detail::cast_layout<Target, T, T>(cv.data(), detail::layout_of(cv), a.data(), detail::layout_of(a), s);
         constexpr int U = 4;
         const index_t step = (m + U - 1) / U;
         ufunc::parallel_for<Target>(
             static_cast<std::size_t>(step),
             detail::at_update_rounds<U, detail::at_update<F, T, Ix, Bop, Target>>{{f_, cv, idx, b, bad.data()}, m, step},
             s);
+        ufunc::parallel_for<Target>(static_cast<std::size_t>(n), detail::at_commit<T, Target>{a, cv.data(), bad.data()},
+                                    s);
         throw_if_bad();
-        detail::cast_layout<Target, T, T>(a.data(), al, cv.data(), cl, s);
         return;
       }
       ufunc::parallel_for<Target>(static_cast<std::size_t>(m), detail::at_check<Ix, Target>{idx, n, bad.data()}, s);

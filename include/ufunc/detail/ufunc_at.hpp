@@ -31,6 +31,19 @@ inline bool at_staging_pays(index_t n, std::size_t elem, index_t m, std::size_t 
   return 8 * static_cast<double>(n) * double(elem) <= static_cast<double>(m) * double(ix);
 }
 
+/// f.at's staging route, last step: the staging copy c replaces a unless an
+/// index was out of range (*bad, read on the device: the host reads the flag
+/// only after this, so the GPU runs the whole call without waiting for it).
+template <class T, class Target>
+struct at_commit {
+  array_view<T, Target> a;
+  const T* c;
+  const unsigned* bad;
+  UFUNC_HD void operator()(std::size_t i) const {
+    if (*bad == 0u) a(static_cast<index_t>(i)) = c[i];
+  }
+};
+
 /// Sets *bad when an index lies outside [-n, n) (every writer writes 1).
 template <class Ix, class Target>
 struct at_check {
