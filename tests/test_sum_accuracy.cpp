@@ -188,6 +188,8 @@ void check_large(index_t n) {
 TEST_CASE("sum accuracy: 2^28 and 2^32 floats on the GPU (whole, mean, axis 0)" * doctest::skip(!ufunc::cuda_backend)) {
   check_large(index_t(1) << 28);
   check_large(index_t(1) << 32);
+  // Past 2^30 packs of 4 (two CUB calls) with 3 elements beyond the last pack.
+  check_large((index_t(1) << 32) + (index_t(1) << 20) + 3);
 }
 
 namespace {
@@ -232,11 +234,44 @@ void check_chunked(std::uint64_t seed, index_t chunk) {
   exact_sum em;
   em.s = ef.value() / double(n), em.abs = ef.abs / double(n);
   check_within<float>("float mean", ufunc::mean(xf), em, double(n));
+  // Another initial value: each chunk starts from the last one's result (the
+  // n % 4 tail elements are added once, by the last chunk's store).
+  exact_sum ef7 = ef;
+  ef7.add(0.75);
+  check_within<float>("float sum from 0.75", ufunc::reduce(ufunc::plus{}, 0.75f)(xf), ef7, double(n));
+  // Several contiguous inputs (pack_map_sum): a dot, a three-input expression,
+  // float with double (items of two elements), and a view one element in (not
+  // aligned: the row kernels).
+  const auto hg = test::random_vector<float>(static_cast<std::size_t>(n), rng());
+  const auto yf = ufunc::to_device(hg);
+  exact_sum edot, e3, edot1;
+  for (index_t i = 0; i < n; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    edot.add(double(hf[u] * hg[u]));
+    e3.add(double(hf[u] * hg[u] + hf[u]));
+    if (i) edot1.add(double(hf[u] * hg[u]));
+  }
+  // (each product or fused expression rounded once to float: bounded by one
+  // unit roundoff of each term beside the sum's own bound)
+  auto check_expr = [&](const char* what, double got, const exact_sum& e) {
+    INFO(what << ": got " << got << " exact " << e.value());
+    CHECK(std::fabs(got - e.value()) <= bound_of<float>(double(n), e.abs) + std::ldexp(e.abs, -23));
+  };
+  check_expr("dot", ufunc::sum(ufunc::lazy(xf) * yf), edot);
+  ufunc::sum(ufunc::lazy(xf) * yf, ufunc::out(r));
+  check_expr("dot into out", r.to_host()[0], edot);
+  check_expr("x * y + x", ufunc::sum(ufunc::lazy(xf) * yf + xf), e3);
+  const auto x1 = ufunc::make_view(xf.data() + 1, shape{n - 1});
+  const auto y1 = ufunc::make_view(yf.data() + 1, shape{n - 1});
+  check_expr("dot of views one element in", ufunc::sum(ufunc::lazy(x1) * y1), edot1);
   // double: compensated packs
   const auto hd = test::random_vector<double>(static_cast<std::size_t>(n), rng());
-  exact_sum ed;
+  exact_sum ed, efd;
   for (double v : hd) ed.add(v);
-  check_within<double>("double sum", ufunc::sum(ufunc::to_device(hd)), ed, double(n));
+  for (index_t i = 0; i < n; ++i) efd.add(double(hf[static_cast<std::size_t>(i)]) * hd[static_cast<std::size_t>(i)]);
+  const auto xd = ufunc::to_device(hd);
+  check_within<double>("double sum", ufunc::sum(xd), ed, double(n));
+  check_within<double>("float times double", ufunc::sum(ufunc::lazy(xf) * xd), efd, double(n));
   // int32: exact, with the op's identity, with another initial value (counted
   // once), and with an op that has no identity (no initial value)
   const auto hi = test::random_vector<int>(static_cast<std::size_t>(n), rng(), -100000, 100000);
@@ -255,6 +290,12 @@ void check_chunked(std::uint64_t seed, index_t chunk) {
   for (auto& v : hh) v = __float2half(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 256.0f), eh.add(__half2float(v));
   const double got = __half2float(ufunc::sum(ufunc::to_device(hh)));
   CHECK(std::fabs(got - eh.value()) <= std::ldexp(std::fabs(eh.value()), -11) + bound_of<float>(double(n), eh.abs));
+  // bfloat16 (its words split by shifts and masks), into a float out
+  std::vector<__nv_bfloat16> hb(static_cast<std::size_t>(n));
+  exact_sum eb;
+  for (auto& v : hb) v = __float2bfloat16(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 64.0f), eb.add(__bfloat162float(v));
+  ufunc::sum(ufunc::to_device(hb), ufunc::out(r));
+  check_within<float>("bfloat16 sum into a float out", r.to_host()[0], eb, double(n));
 }
 
 }  // namespace

@@ -34,6 +34,14 @@ namespace ufunc::detail {
 template <class Target>
 struct reduce_backend;
 
+/// A map_source of several array inputs (none computed) and a map without the
+/// index: reduce_backend::run_all_inputs's sources.
+template <class Src, class = void>
+struct several_array_inputs : std::false_type {};
+template <class Src>
+struct several_array_inputs<Src, std::void_t<decltype(Src::pointers_candidate)>>
+    : std::bool_constant<Src::pointers_candidate && !Src::has_computed> {};
+
 template <>
 struct reduce_backend<target::cuda> {
   /// out[0..K) = the K reductions (R >= 1), enqueued on s. Float and double
@@ -89,6 +97,7 @@ struct reduce_backend<target::cuda> {
       }
     if constexpr (Src::arg_pointer_candidate)
       if (j.g.K == 1 && pointer_path(j.g) && run_dense_arg(j, out, s)) return;
+    if (run_all_inputs(j, out, s, nullptr)) return;
     if constexpr (!is_wide_source<Src>::value) {  // (a widened job tried it unwidened)
       if constexpr (pairwise_candidate<Src>::value)
         if (run_pairwise(j, out, s)) return;
@@ -106,8 +115,10 @@ struct reduce_backend<target::cuda> {
     if (via_cub) {
       if constexpr (Src::contiguous_candidate)
         run_all(j, static_cast<Res*>(nullptr), s, &scratch);
+    } else if (run_all_inputs(j, static_cast<Res*>(nullptr), s, &scratch)) {
+      // (several contiguous inputs: CUB, the result at the scratch block's start)
     } else if constexpr (!Src::dense) {
-      // Strided, several inputs or an index-using map: the row kernels (one
+      // Strided, several inputs (but a sum's, above) or an index-using map: the row kernels (one
       // output, its range split over the GPU, then a pass over the partials).
       // A dense source is contiguous by its type and never comes here, which
       // keeps those kernels out of its call sites.
@@ -133,7 +144,8 @@ struct reduce_backend<target::cuda> {
   }
 
   /// One output of a contiguous input (pointer_path): CUB, with vectorised loads.
-  /// Other whole reductions (several inputs, argmin/argmax, strides) take the row
+  /// (Float sums of several contiguous inputs: run_all_inputs.) Other whole
+  /// reductions (several inputs, argmin/argmax, strides) take the row
   /// kernels (run_split with K = 1), which read every input with vector loads
   /// where the layout allows; each call site instantiates CUB once (32-bit
   /// offsets) or not at all. More items than cub_chunk_items() run as chunks
@@ -150,13 +162,97 @@ struct reduce_backend<target::cuda> {
   static void run_all(const Job& j, Res* out, stream_ref s, reduce_scratch* scratch) {
     using Src = bare_t<decltype(j.src)>;
     static_assert(Src::contiguous_candidate);
-    constexpr bool HasInit = Job::has_init;
     const auto& src = j.src;
+    const index_t R = j.g.R;
+    const auto* p = src.first_pointer();
+    using T = bare_t<decltype(*p)>;
+    if constexpr (is_wide_source<Src>::value && sizeof(T) >= 2 && sizeof(T) <= 8 && (sizeof(T) & (sizeof(T) - 1)) == 0) {
+      using P = pack_tree_sum<T, bare_t<decltype(src.inner.map)>, bare_t<decltype(src.inner.lift)>,
+                              typename Src::inner_acc>;
+      constexpr index_t W = P::width;
+      if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= W) {
+        // Item i of a chunk: the pack of elements [W (first + i), W (first + i + 1)).
+        const index_t items = R / W;
+        cub_chunks(
+            j, out, s, scratch,
+            [&](index_t f, index_t) {
+              return std::make_pair(thrust::counting_iterator<index_t>(0),
+                                    P{p + f * W, src.inner.map, src.inner.lift});
+            },
+            items, pack_tail<P>{P{p, src.inner.map, src.inner.lift}, items * W, R});
+        return;
+      }
+    } else if constexpr (is_half_v<T>) {
+      using P = pack_lift<T, bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>, bare_t<decltype(j.op)>>;
+      if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
+        cub_chunks(
+            j, out, s, scratch,
+            [&](index_t f, index_t n) {
+              return std::make_pair(thrust::counting_iterator<index_t>(0),
+                                    P{p + f * P::width, std::min(R - f * P::width, n * P::width), src.map, src.lift,
+                                      j.op});
+            },
+            (R + P::width - 1) / P::width, no_tail{});
+        return;
+      }
+    }
+    using M = map_lift<bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>>;
+    cub_chunks(
+        j, out, s, scratch, [&](index_t f, index_t) { return std::make_pair(p + f, M{src.map, src.lift}); }, R,
+        no_tail{});
+  }
+
+  /// A whole sum of a map over several array inputs (a dot product, a lazy
+  /// expression of arrays), every one contiguous along the reduction and
+  /// aligned for loads of W of its elements (W: 16 bytes of the widest input):
+  /// CUB over items of W elements (pack_map_sum), as a contiguous input's sum.
+  /// Returns false, with nothing enqueued, for any other layout (the row
+  /// kernels then read it).
+  template <class Job, class Res>
+  static bool run_all_inputs(const Job& j, Res* out, stream_ref s, reduce_scratch* scratch) {
+    using Src = bare_t<decltype(j.src)>;
+    if constexpr (is_wide_source<Src>::value) {
+      using In = bare_t<decltype(j.src.inner)>;
+      if constexpr (several_array_inputs<In>::value) {
+        const auto& in = j.src.inner;
+        constexpr int W = In::vec_width;
+        constexpr std::size_t NIN = cuda::std::tuple_size<bare_t<decltype(in.ins)>>::value;
+        const index_t R = j.g.R;
+        if (j.g.K != 1 || R < W || in.red.ndim > 1) return false;
+        const auto b = in.base(0);
+        bool ok = true;
+        for (std::size_t k = 0; k < NIN; ++k) ok = ok && (in.red.ndim == 0 || in.red.strides[k][0] == 1);
+        if (!ok || !in.vec_rows_ok(W)) return false;
+        using P = pack_map_sum<W, typename Src::inner_acc, bare_t<decltype(in.map)>, bare_t<decltype(in.lift)>,
+                               bare_t<decltype(in.ins)>, NIN>;
+        P whole{in.map, in.lift, in.ins, {}};
+        for (std::size_t k = 0; k < NIN; ++k) whole.off[k] = b.off[k];
+        const index_t items = R / W;
+        cub_chunks(
+            j, out, s, scratch,
+            [&](index_t f, index_t) {
+              P part = whole;
+              for (std::size_t k = 0; k < NIN; ++k) part.off[k] += f * W;
+              return std::make_pair(thrust::counting_iterator<index_t>(0), part);
+            },
+            items, pack_tail<P>{whole, items * W, R});
+        return true;
+      }
+    }
+    (void)j, (void)out, (void)s, (void)scratch;
+    return false;
+  }
+
+  /// The CUB calls of a whole reduction: `make(first, count)` gives the CUB
+  /// input and transform of items [first, first + count); `tail` is folded in
+  /// by the last chunk's store (store_finished).
+  template <class Job, class Res, class Make, class Tail>
+  static void cub_chunks(const Job& j, Res* out, stream_ref s, reduce_scratch* scratch, const Make& make,
+                         index_t items, const Tail& tail_elems) {
+    constexpr bool HasInit = Job::has_init;
     const auto& op = j.op;
     const auto& fin = j.fin;
-    const index_t R = j.g.R;
-    // make(first, count): the CUB input and transform of items [first, first + count).
-    auto launch = [&](const auto& make, index_t items) {
+    {
       const index_t chunk = cub_chunk_items();
       const index_t nchunks = items <= chunk ? 1 : (items + chunk - 1) / chunk;
       const index_t first = std::min(items, chunk);
@@ -164,7 +260,7 @@ struct reduce_backend<target::cuda> {
       {
         const auto [in, xform] = make(0, first);
         UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(nullptr, bytes, in, xform, static_cast<int>(first), op, j.init, fin,
-                                                  out, s.get())));
+                                                  out, s.get(), chunk_step{}, tail_elems)));
       }
       // CUB's storage, then (chunked) the carried result and a placeholder output.
       const std::size_t cub_bytes = (bytes + 255) / 256 * 256;
@@ -195,7 +291,7 @@ struct reduce_backend<target::cuda> {
         std::size_t b = bytes;
         const chunk_step step{carry, on_device && c > 0, last};
         UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(temp, b, in, xform, static_cast<int>(n), op, init, fin,
-                                                  last ? final_out : placeholder, s.get(), step)));
+                                                  last ? final_out : placeholder, s.get(), step, tail_elems)));
         if (!on_device && !last) {  // the next chunk starts from this one's result
           auto& host = reduce_scratch::get();
           UFUNC_CUDA_CHECK(cudaMemcpyAsync(host.pinned(), carry, sizeof(Acc), cudaMemcpyDeviceToHost, s.get()));
@@ -205,37 +301,7 @@ struct reduce_backend<target::cuda> {
       }
       if (scratch)
         UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch->pinned(), final_out, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
-    };
-    const auto* p = src.first_pointer();
-    using T = bare_t<decltype(*p)>;
-    if constexpr (is_wide_source<Src>::value && sizeof(T) >= 2 && sizeof(T) <= 8 && (sizeof(T) & (sizeof(T) - 1)) == 0) {
-      using P = pack_tree_sum<T, bare_t<decltype(src.inner.map)>, bare_t<decltype(src.inner.lift)>,
-                              typename Src::inner_acc>;
-      if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
-        // Item i of a chunk: the pack of elements [W (first + i), W (first + i + 1)).
-        launch(
-            [&](index_t f, index_t n) {
-              return std::make_pair(thrust::counting_iterator<index_t>(0),
-                                    P{p + f * P::width, std::min(R - f * P::width, n * P::width), src.inner.map,
-                                      src.inner.lift});
-            },
-            (R + P::width - 1) / P::width);
-        return;
-      }
-    } else if constexpr (is_half_v<T>) {
-      using P = pack_lift<T, bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>, bare_t<decltype(op)>>;
-      if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
-        launch(
-            [&](index_t f, index_t n) {
-              return std::make_pair(thrust::counting_iterator<index_t>(0),
-                                    P{p + f * P::width, std::min(R - f * P::width, n * P::width), src.map, src.lift, op});
-            },
-            (R + P::width - 1) / P::width);
-        return;
-      }
     }
-    using M = map_lift<bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>>;
-    launch([&](index_t f, index_t) { return std::make_pair(p + f, M{src.map, src.lift}); }, R);
   }
 
   /// argmin/argmax of one contiguous input, a whole reduction: the block-row

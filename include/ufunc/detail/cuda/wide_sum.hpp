@@ -15,8 +15,8 @@
 //
 // Cost: a conversion and a double add per element at most (FP64 runs at half the
 // FP32 rate on the H100/H200, far above what memory delivers), and far fewer
-// where the engine's loads allow: the whole-array path adds packs of 32 bytes (8
-// floats, 16 halves) by a fixed tree in the narrow accumulator, the row kernels a
+// where the engine's loads allow: the whole-array path adds packs of 16 bytes (4
+// floats, 8 halves) by a fixed tree in the narrow accumulator, the row kernels a
 // round of 16-byte slots (U slots of V values, in order), the column kernel a
 // round of U rows of each output, then widen once. So an element passes through
 // at most U x V - 1 narrow roundings (15 for floats, 31 for halves in rows of the
@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "../../ops.hpp"
@@ -33,6 +34,8 @@
 #include "../reduce_source.hpp"
 
 namespace ufunc::detail {
+
+struct identity_map;  // detail/reduce.hpp
 
 /// A double with the exact error of the additions that made it (s + c ~ value).
 struct comp_double {
@@ -203,53 +206,145 @@ struct wide_job<reduce_job<HasInit, Src, Acc, Op, Fin, NIN>> {
   }
 };
 
-// Bytes an item of the whole sums below: a tuning knob (16, 32 or 64; on an
-// H200 16 lost 6 % of the speed of 32 and 64 gained nothing: bench/NOTES.md).
-#ifndef UFUNC_WIDE_PACK_BYTES
-#  define UFUNC_WIDE_PACK_BYTES 32
+/// Whole sums through CUB (cuda/reduce.hpp run_all) in items of one 16-byte
+/// load per input: an item's W lifted values (W = 16 / the widest input's
+/// element size) are added by a fixed pairwise tree in the narrow accumulator
+/// (log2 W roundings at most), then widened once. Items are whole and
+/// branch-free, so the compiler issues a thread's loads for several items
+/// together; the last R % W elements (`tail_value`) are added by the one thread
+/// that stores the result (store_finished). H200, bench/NOTES.md (session 18):
+/// bf16 sum 2^28 0.83 -> 0.92 of a read kernel, float 2^27 0.89 -> 0.95, a
+/// float dot 0.87 -> 0.98 (two inputs: the row kernels before). Items of 32
+/// bytes with a branch for a short last one ran at 0.82-0.88; without the
+/// branch, 32 bytes an item lost three quarters (CUB's 16-20 items a thread,
+/// all their loads hoisted: registers).
+///
+/// a[0] + ... + a[N - 1] by a fixed pairwise tree (N a power of two), in Acc.
+template <class Acc, int N>
+UFUNC_HD Acc pack_tree(Acc (&a)[N]) {
+  static_assert(N >= 1 && (N & (N - 1)) == 0, "pack_tree: a power-of-two count");
+#if defined(__CUDACC__)
+#  pragma unroll
 #endif
+  for (int h = N / 2; h >= 1; h /= 2)
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int k = 0; k < h; ++k) a[k] = static_cast<Acc>(a[k] + a[k + h]);
+  return a[0];
+}
 
-/// Whole sums of 16-bit floats, floats and doubles in packs of 32 bytes (two
-/// 16-byte loads an item): the pack's lifted values summed by a fixed pairwise
-/// tree in the narrow accumulator (log2(width) roundings at most), then widened
-/// once. 16-bit floats: CUB does not vectorise 2-byte loads (0.82 of peak where
-/// floats reach 0.86, H100); packs of 32 bytes reached 0.87 (bench/NOTES.md).
-/// The base must be 16-byte aligned; the last, short pack is padded with zeros.
+/// One input (pointer p, 16-byte aligned; item i is p[W i .. W i + W)).
 template <class T, class Map, class Lift, class Acc>
 struct pack_tree_sum {
-  static constexpr int width = UFUNC_WIDE_PACK_BYTES / static_cast<int>(sizeof(T));
+  static constexpr int width = 16 / static_cast<int>(sizeof(T));
   static_assert(width >= 2 && (width & (width - 1)) == 0, "pack_tree_sum: whole 16-byte loads");
-  static constexpr int loads = UFUNC_WIDE_PACK_BYTES / 16;
   using ws = wide_sum<Acc, plus>;
+  /// A plain bfloat16 sum in float (little-endian words: element 2k in the low half).
+  static constexpr bool bf16_words = std::is_same_v<T, __nv_bfloat16> && std::is_same_v<Map, identity_map> &&
+                                     std::is_same_v<Lift, lift_cast<float>> && std::is_same_v<Acc, float>;
   const T* p;
-  index_t n;
   Map map;
   Lift lift;
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD auto operator()(index_t i) const {
-    const index_t b = i * width;
+    const vec_reg<T, width> v = *reinterpret_cast<const vec_reg<T, width>*>(p + i * width);
     Acc a[width];
-    if (b + width <= n) {
-      uint4 raw[loads];  // every load issued before any use
-      const uint4* q = reinterpret_cast<const uint4*>(p + b);
-#pragma unroll
-      for (int l = 0; l < loads; ++l) raw[l] = q[l];
-      const T* v = reinterpret_cast<const T*>(raw);
-#pragma unroll
-      for (int k = 0; k < width; ++k) a[k] = lift(map(v[k]), index_t(0));
+    if constexpr (bf16_words) {
+      // A bfloat16 is a float's upper half: each 32-bit word gives two floats
+      // with one shift or mask (element by element: a byte permute and a shift).
+      unsigned w[width / 2];
+      memcpy(w, &v, sizeof(w));
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+      for (int k = 0; k < width / 2; ++k) {
+        const unsigned lo = w[k] << 16, hi = w[k] & 0xffff0000u;
+        memcpy(&a[2 * k], &lo, 4);
+        memcpy(&a[2 * k + 1], &hi, 4);
+      }
     } else {
-      // The last, short pack: its elements, then zeros (the identity of the
-      // sum), with no loop: both paths straight-line code, so the loads of a
-      // thread's items can all be issued before their additions.
-#pragma unroll
-      for (int k = 0; k < width; ++k) a[k] = b + k < n ? static_cast<Acc>(lift(map(p[b + k]), index_t(0))) : Acc(0);
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+      for (int k = 0; k < width; ++k) a[k] = lift(map(v.v[k]), index_t(0));
     }
-#pragma unroll
-    for (int h = width / 2; h >= 1; h /= 2)
-#pragma unroll
-      for (int k = 0; k < h; ++k) a[k] = static_cast<Acc>(a[k] + a[k + h]);
-    return ws::widen(a[0]);
+    return ws::widen(pack_tree(a));
   }
+  /// Elements [e0, e1) (fewer than W: the tail), in order, widened once.
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD auto tail_value(index_t e0, index_t e1) const {
+    Acc a = lift(map(p[e0]), index_t(0));
+    for (index_t e = e0 + 1; e < e1; ++e) a = static_cast<Acc>(a + lift(map(p[e]), index_t(0)));
+    return ws::widen(a);
+  }
+};
+
+/// Several inputs (a dot product, a sum of a lazy expression of arrays), each
+/// contiguous along the reduction: array input k's element e at
+/// ins<k>.p[off[k] + e], read W at a time (one load of W of its elements,
+/// aligned to their size); a value input repeated. The map applied lane by lane.
+template <int W, class Acc, class Map, class Lift, class Ins, std::size_t NIN>
+struct pack_map_sum {
+  static_assert(W >= 1 && (W & (W - 1)) == 0, "pack_map_sum: a power-of-two width");
+  static constexpr int width = W;
+  using ws = wide_sum<Acc, plus>;
+  Map map;
+  Lift lift;
+  Ins ins;
+  index_t off[NIN];
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD auto operator()(index_t i) const { return item(i * W, std::make_index_sequence<NIN>{}); }
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD auto tail_value(index_t e0, index_t e1) const { return tail(e0, e1, std::make_index_sequence<NIN>{}); }
+
+ private:
+  template <std::size_t K>
+  UFUNC_HD auto lanes(index_t e) const {
+    using Op = cuda::std::tuple_element_t<K, Ins>;
+    using T = typename Op::value_type;
+    const Op& op = cuda::std::get<K>(ins);
+    if constexpr (Op::is_array) {
+      return *reinterpret_cast<const vec_reg<T, W>*>(op.p + off[K] + e);
+    } else {
+      vec_reg<T, W> x;
+      for (int j = 0; j < W; ++j) x.v[j] = op.load(0);
+      return x;
+    }
+  }
+  template <std::size_t K>
+  UFUNC_HD auto one(index_t e) const {
+    return cuda::std::get<K>(ins).load(cuda::std::tuple_element_t<K, Ins>::is_array ? off[K] + e : 0);
+  }
+  UFUNC_EXEC_CHECK_DISABLE
+  template <std::size_t... K>
+  UFUNC_HD auto item(index_t e, std::index_sequence<K...>) const {
+    const cuda::std::tuple<decltype(lanes<K>(e))...> v(lanes<K>(e)...);
+    Acc a[W];
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int j = 0; j < W; ++j) a[j] = lift(map(cuda::std::get<K>(v).v[j]...), index_t(0));
+    return ws::widen(pack_tree(a));
+  }
+  UFUNC_EXEC_CHECK_DISABLE
+  template <std::size_t... K>
+  UFUNC_HD auto tail(index_t e0, index_t e1, std::index_sequence<K...>) const {
+    Acc a = lift(map(one<K>(e0)...), index_t(0));
+    for (index_t e = e0 + 1; e < e1; ++e) a = static_cast<Acc>(a + lift(map(one<K>(e)...), index_t(0)));
+    return ws::widen(a);
+  }
+};
+
+/// The tail of a pack sum, added by store_finished: elements [e0, e1) of the
+/// whole reduction (none when e0 == e1).
+template <class P>
+struct pack_tail {
+  static constexpr bool present = true;
+  P pack;
+  index_t e0, e1;
+  UFUNC_HD bool any() const { return e0 < e1; }
+  UFUNC_HD auto value() const { return pack.tail_value(e0, e1); }
 };
 
 }  // namespace ufunc::detail

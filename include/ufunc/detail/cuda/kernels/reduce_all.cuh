@@ -1,9 +1,10 @@
 // Whole-array reduction (one output) of one contiguous input through
 // cub::DeviceReduce::TransformReduce: CUB's tuned single-pass-per-tile kernels,
 // with the map applied after its (vectorised) loads, so a fused map costs no
-// extra memory traffic. Other whole reductions (several inputs, argmin/argmax,
-// broadcasting, strides) take the row kernels instead: one CUB instantiation
-// (32-bit offsets) per call site.
+// extra memory traffic; float sums over several contiguous inputs too
+// (wide_sum.hpp's pack_map_sum). Other whole reductions (other ops of several
+// inputs, argmin/argmax, broadcasting, strides) take the row kernels instead:
+// one CUB instantiation (32-bit offsets) per call site.
 #pragma once
 
 #include <cub/device/device_reduce.cuh>
@@ -84,11 +85,19 @@ struct chunk_step {
   bool finish = true;
 };
 
-template <class Res, class Fin, class COp>
+/// No elements beside the CUB call's items.
+struct no_tail {
+  static constexpr bool present = false;
+};
+
+/// `tail`: elements the items do not cover (a pack sum's last R % W, pack_tail
+/// in wide_sum.hpp), added to the last chunk's result before it is finished.
+template <class Res, class Fin, class COp, class Tail = no_tail>
 struct store_finished {
   Fin fin;
   COp cop;
   chunk_step step;
+  Tail tail;
   template <class A>
   __host__ __device__ Res operator()(const A& a) const {
     A v = a;
@@ -97,7 +106,16 @@ struct store_finished {
       *static_cast<A*>(step.carry) = v;
       return Res{};
     }
+    if constexpr (Tail::present)
+      if (tail.any()) v = cop(v, as_acc<A>(tail.value()));
     return done(v);
+  }
+  template <class A, class X>
+  static __host__ __device__ A as_acc(const X& x) {
+    if constexpr (std::is_same_v<A, X>)
+      return x;
+    else
+      return A{x, true};  // maybe<X> (an op without an init)
   }
   template <class A>
   __host__ __device__ Res done(const A& a) const { return static_cast<Res>(fin(a)); }
@@ -141,23 +159,25 @@ thrust::counting_iterator<I> narrow_counting(thrust::counting_iterator<index_t> 
 }
 
 /// One CUB call over `count` items (32-bit offsets: each call site compiles
-/// CUB's kernels once; a longer reduction is run in chunks, reduce.hpp); with
+/// CUB's kernels once; a longer reduction is run in chunks, reduce.hpp), and
+/// `tail` (the last chunk's; see store_finished); with
 /// temp == nullptr it only sets `bytes` (CUB's two-phase protocol). HasInit:
 /// start from `init` (an identity or the user's value); otherwise reduce `maybe`
 /// values so that no identity is needed. A counting input (the pack sums' item
 /// indices) counts from 0 in 32 bits.
-template <bool HasInit, class In, class Xform, class Acc, class Op, class Fin, class Res>
+template <bool HasInit, class In, class Xform, class Acc, class Op, class Fin, class Res, class Tail = no_tail>
 cudaError_t cub_reduce_all(void* temp, std::size_t& bytes, In in, const Xform& x, int count, const acc_op<Acc, Op>& op,
-                           const Acc& init, const Fin& fin, Res* out, cudaStream_t s, const chunk_step& step = {}) {
+                           const Acc& init, const Fin& fin, Res* out, cudaStream_t s, const chunk_step& step = {},
+                           const Tail& tail = {}) {
   auto it = narrow_counting<int>(in);
   if constexpr (HasInit) {
-    using SF = store_finished<Res, Fin, acc_op<Acc, Op>>;
-    auto o = thrust::make_transform_output_iterator(out, SF{fin, op, step});
+    using SF = store_finished<Res, Fin, acc_op<Acc, Op>, Tail>;
+    auto o = thrust::make_transform_output_iterator(out, SF{fin, op, step, tail});
     return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, op, x, init, s);
   } else {
     using MO = maybe_op<Acc, Op>;
-    using SF = store_finished<Res, Fin, MO>;
-    auto o = thrust::make_transform_output_iterator(out, SF{fin, MO{op}, step});
+    using SF = store_finished<Res, Fin, MO, Tail>;
+    auto o = thrust::make_transform_output_iterator(out, SF{fin, MO{op}, step, tail});
     return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, MO{op}, wrap_maybe<Xform>{x},
                                               maybe<Acc>{Acc{}, false}, s);
   }
