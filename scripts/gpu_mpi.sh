@@ -35,8 +35,9 @@ if [ $BENCH = 1 ]; then  # both programs built side by side
   nvcc "${flags[@]}" -Ibench -x cu bench/bench_mpi.cu -o "$root/bench_mpi" "${link[@]}" > "$root/bench_build.log" 2>&1 &
   bench_pid=$!
 fi
-nvcc "${flags[@]}" -DUFUNC_TESTING -DUFUNC_POISON_ALLOCATIONS -x cu tests/mpi/test_mpi.cpp -o "$root/test_mpi" \
-  "${link[@]}" || exit 1
+# (with the shared rank and ring cases, compiled once each in the CMake build)
+nvcc "${flags[@]}" -DUFUNC_TESTING -DUFUNC_POISON_ALLOCATIONS -x cu tests/mpi/test_mpi.cpp tests/rank_cases.cpp \
+  tests/ring_cases.cpp -o "$root/test_mpi" "${link[@]}" || exit 1
 rc=0
 for n in 1 2 3 4; do
   OMP_NUM_THREADS=4 timeout 300 mpiexec -n "$n" "$root/test_mpi" || rc=1

@@ -11,7 +11,9 @@
 #include "../rank_cases.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cuda/std/array>
 #include <cstdio>
 #include <random>
@@ -194,6 +196,40 @@ void run_all(const ufunc::communicator& comm, const ufunc::device_set& d) {
     const long mid = ufunc::detail::testing::rank_allreduces();
     check(float(ufunc::sum(ones)) == 2000.f, "sum of ones over the ranks' GPUs");
     check(ufunc::detail::testing::rank_allreduces() == mid, "a whole sum's value takes no NCCL all-reduce");
+    // A rank that dies inside the NCCL all-reduce: the last rank leaves it (its
+    // communicator aborted), every other rank throws communication_error after
+    // UFUNC_COLLECTIVE_TIMEOUT seconds instead of waiting for ever; then a new
+    // communicator is made and the next sum is right on every rank.
+    if (nccl) {
+      setenv("UFUNC_COLLECTIVE_TIMEOUT", "3", 1);
+      const bool leaver = comm.rank() == mpi_size - 1;
+      if (leaver) ufunc::detail::testing::leave_next_allreduce() = true;
+      const auto t0 = std::chrono::steady_clock::now();
+      bool timed_out = false, nccl_failed = false;
+      try {
+        (void)ufunc::sum(ones, ufunc::axis(0));
+      } catch (const ufunc::communication_error& e) {
+        timed_out = std::string(e.what()).find("UFUNC_COLLECTIVE_TIMEOUT") != std::string::npos;
+      } catch (const ufunc::nccl_error&) {
+        nccl_failed = true;  // NCCL saw the peer go (ncclCommGetAsyncError): also bounded
+      }
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      unsetenv("UFUNC_COLLECTIVE_TIMEOUT");
+      if (comm.rank() == 0)
+        std::printf("test_mpi: the all-reduce whose last rank left: rank 0 %s after %.2f s\n",
+                    timed_out ? "timed out" : nccl_failed ? "got NCCL's error" : "returned", waited);
+      if (leaver) {
+        check(!timed_out && !nccl_failed, "the rank that left does not wait");
+      } else {
+        check(timed_out || nccl_failed, "a rank whose peer died in the all-reduce throws (communication_error or nccl_error)");
+        check(waited < 60 && (!timed_out || waited >= 2.5),
+              "... within a bounded time (UFUNC_COLLECTIVE_TIMEOUT = 3 s), waited " + std::to_string(waited));
+      }
+      const long again = ufunc::detail::testing::rank_allreduces();
+      const auto cols2 = ufunc::sum(ones, ufunc::axis(0)).to_host();
+      check(cols2.size() == 2 && cols2[0] == 1000.f && cols2[1] == 1000.f, "the next sum, over a new NCCL communicator");
+      check(ufunc::detail::testing::rank_allreduces() > again, "... through NCCL");
+    }
   }
 #endif
 

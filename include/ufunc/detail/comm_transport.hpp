@@ -51,6 +51,12 @@ struct comm_transport {
     if (it == attached_.end()) it = attached_.emplace(key, make()).first;
     return it->second;
   }
+  /// Forgets the state kept under `key` (freed when its last user lets go): the
+  /// next attachment(key, make) makes it anew.
+  void detach(int key) const {
+    std::lock_guard<std::mutex> lock(attached_mutex_);
+    attached_.erase(key);
+  }
 
  private:
   mutable std::mutex attached_mutex_;

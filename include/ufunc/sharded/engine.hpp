@@ -1009,6 +1009,12 @@ inline std::atomic<long>& rank_allreduces() {
   static std::atomic<long> n{0};
   return n;
 }
+/// Test-only: this rank's next NCCL all-reduce across ranks is skipped and its
+/// communicator abandoned, as by a rank that dies there (tests/mpi/test_mpi.cpp).
+inline std::atomic<bool>& leave_next_allreduce() {
+  static std::atomic<bool> b{false};
+  return b;
+}
 }  // namespace testing
 #endif
 
@@ -1052,9 +1058,14 @@ array<Res, Target> fold_across_ranks(const device_set& d, const char* name,
     if (every && d.ranks() > 1 && collectives<Target>::spans(d.comm(), d[0])) {
 #if defined(UFUNC_TESTING)
       testing::rank_allreduces().fetch_add(1, std::memory_order_relaxed);
+      if (testing::leave_next_allreduce().exchange(false)) {  // a rank that dies here
+        collectives<Target>::abandon_ranks(d.comm(), d[0]);
+        return std::move(*mine);
+      }
 #endif
       collectives<Target>::template allreduce_ranks<Op, Res>(d.comm(), d[0], mine->data(), count, mine->stream());
-      mine->stream().synchronize();
+      // Bounded: a rank that died mid-call makes this one throw, not hang.
+      collectives<Target>::wait_ranks(d.comm(), d[0], mine->stream(), name);
       return std::move(*mine);
     }
   }

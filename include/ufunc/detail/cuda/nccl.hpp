@@ -18,6 +18,7 @@
 
 #include <unistd.h>  // gethostname
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -137,12 +139,25 @@ inline void broadcast(const std::vector<int>& ids, const std::vector<void*>& buf
   g.end();
 }
 
-/// Across processes: the NCCL communicator of this rank's `device` over the
+/// A communicator across processes, destroyed with the transport unless it was
+/// aborted (ncclCommAbort frees it).
+struct rank_nccl {
+  ncclComm_t comm = nullptr;
+  bool aborted = false;
+  rank_nccl() = default;
+  rank_nccl(const rank_nccl&) = delete;
+  rank_nccl& operator=(const rank_nccl&) = delete;
+  ~rank_nccl() {
+    if (comm && !aborted) (void)ncclCommDestroy(comm);
+  }
+};
+
+/// Across processes: this rank's NCCL communicator for `device` over the
 /// ranks of `c` (ncclCommInitRank, its unique id from rank 0 through the
 /// communicator's all-gather; collective on first use per device, then kept
 /// with the communicator's transport). Null, on every rank, when two ranks
 /// share a GPU (NCCL refuses that): their partials then go through host memory.
-inline ncclComm_t rank_comm(const communicator& c, int device) {
+inline std::shared_ptr<rank_nccl> rank_nccl_of(const communicator& c, int device) {
   auto held = c.transport()->attachment(device, [&]() -> std::shared_ptr<void> {
     struct who {
       char host[64];
@@ -162,13 +177,77 @@ inline ncclComm_t rank_comm(const communicator& c, int device) {
     int prev = 0;
     UFUNC_CUDA_CHECK(cudaGetDevice(&prev));
     UFUNC_CUDA_CHECK(cudaSetDevice(device));
-    ncclComm_t comm = nullptr;
-    const ncclResult_t r = ncclCommInitRank(&comm, c.size(), all[0].id, c.rank());
+    auto made = std::make_shared<rank_nccl>();
+    const ncclResult_t r = ncclCommInitRank(&made->comm, c.size(), all[0].id, c.rank());
     (void)cudaSetDevice(prev);
-    if (r != ncclSuccess) throw_nccl_error(r, "ncclCommInitRank");
-    return std::shared_ptr<void>(comm, [](void* p) { (void)ncclCommDestroy(static_cast<ncclComm_t>(p)); });
+    if (r != ncclSuccess) {
+      made->comm = nullptr;
+      throw_nccl_error(r, "ncclCommInitRank");
+    }
+    return made;
   });
-  return static_cast<ncclComm_t>(held.get());
+  return std::static_pointer_cast<rank_nccl>(held);
+}
+inline ncclComm_t rank_comm(const communicator& c, int device) {
+  const auto rc = rank_nccl_of(c, device);
+  return rc ? rc->comm : nullptr;
+}
+
+/// Seconds a rank waits for a collective across processes before it gives up
+/// (UFUNC_COLLECTIVE_TIMEOUT, default 600, as PyTorch's NCCL timeout).
+inline double collective_timeout_s() {
+  const char* e = std::getenv("UFUNC_COLLECTIVE_TIMEOUT");
+  if (e && *e) {
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    if (end != e && v > 0) return v;
+  }
+  return 600.0;
+}
+
+/// Gives up this rank's communicator for `device`: ncclCommAbort (which ends
+/// its kernels still waiting for other ranks), and the transport forgets it, so
+/// that the ranks' next collective makes a new one.
+inline void abandon(const communicator& c, int device, rank_nccl& rc) {
+  if (!rc.aborted) {
+    rc.aborted = true;
+    (void)ncclCommAbort(rc.comm);
+  }
+  c.transport()->detach(device);
+}
+
+/// Waits for `st`, where this rank's collective over `c` was enqueued, for at
+/// most collective_timeout_s(): a rank that died or never arrived, or an error
+/// NCCL reports asynchronously, makes this rank abandon its communicator and
+/// throw communication_error (or nccl_error) instead of waiting for ever.
+inline void wait_ranks(const communicator& c, int device, stream_ref st, const char* what) {
+  const auto rc = rank_nccl_of(c, device);
+  const auto t0 = std::chrono::steady_clock::now();
+  const double limit = collective_timeout_s();
+  for (long spin = 0;; ++spin) {
+    const cudaError_t q = cudaStreamQuery(st.get());
+    if (q == cudaSuccess) return;
+    if (q != cudaErrorNotReady) UFUNC_CUDA_CHECK(q);
+    ncclResult_t async = ncclSuccess;
+    if (rc && ncclCommGetAsyncError(rc->comm, &async) == ncclSuccess && async != ncclSuccess &&
+        async != ncclInProgress) {
+      abandon(c, device, *rc);
+      throw_nccl_error(async, what);
+    }
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (waited > limit) {
+      if (rc) abandon(c, device, *rc);
+      throw communication_error(std::string(what) + ": the NCCL all-reduce across " + std::to_string(c.size()) +
+                                " ranks did not complete within " + std::to_string(static_cast<long>(limit)) +
+                                " s (UFUNC_COLLECTIVE_TIMEOUT): a rank died or never entered it; this rank's "
+                                "NCCL communicator was aborted");
+    }
+    // Spin first (a collective usually ends within microseconds), then sleep.
+    if (spin < 20000)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
 }
 
 }  // namespace ufunc::detail::nccl
@@ -214,6 +293,18 @@ struct collectives<target::cuda> {
     std::lock_guard<std::mutex> lock(nccl::enqueue_mutex());
     UFUNC_NCCL_CHECK(ncclAllReduce(buf, buf, count, nccl::type_of<T>(), op, nccl::rank_comm(c, device), st.get()));
   }
+  /// Waits for this rank's collective on `st` (allreduce_ranks) for at most
+  /// UFUNC_COLLECTIVE_TIMEOUT seconds; then throws communication_error on this
+  /// rank, its communicator aborted (nccl::wait_ranks).
+  static void wait_ranks(const communicator& c, int device, stream_ref st, const char* what) {
+    nccl::wait_ranks(c, device, st, what);
+  }
+#if defined(UFUNC_TESTING)
+  /// Tests: this rank leaves its communicator as a rank that died would (aborted, forgotten).
+  static void abandon_ranks(const communicator& c, int device) {
+    if (const auto rc = nccl::rank_nccl_of(c, device)) nccl::abandon(c, device, *rc);
+  }
+#endif
   /// buf[root]'s `bytes` bytes copied into every buf[i].
   static void broadcast(const std::vector<int>& ids, const std::vector<void*>& buf, std::size_t bytes, int root,
                         const std::vector<stream_ref>& st) {
