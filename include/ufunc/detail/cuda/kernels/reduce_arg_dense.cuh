@@ -65,15 +65,23 @@ __device__ __forceinline__ void fold_slots_arg(const Src& src, const B& b, const
 #pragma unroll
     for (int u = 0; u < U; ++u)
       if (q + u * step < nfull) src.template at_vec_fold<V>(b, r0 + (q + u * step) * V, v[u]);
-    T m = static_cast<T>(v[0][0]);
+    // The round's best value: one chain per slot (independent), then the
+    // slots' in a tree: about V + log2(U) dependent steps, not U V - 1 (the
+    // next round's loads wait for them). A slot past the end is left out.
+    static_assert((U & (U - 1)) == 0, "fold_slots_arg: a power-of-two round");
+    T ms[U];
 #pragma unroll
-    for (int j = 1; j < V; ++j) m = arg_better_value<Max>(m, static_cast<T>(v[0][j]));
+    for (int u = 0; u < U; ++u) {
+      ms[u] = static_cast<T>(v[u][0]);
 #pragma unroll
-    for (int u = 1; u < U; ++u)
-      if (q + u * step < nfull) {
+      for (int j = 1; j < V; ++j) ms[u] = arg_better_value<Max>(ms[u], static_cast<T>(v[u][j]));
+      if (u > 0 && !(q + u * step < nfull)) ms[u] = ms[0];
+    }
 #pragma unroll
-        for (int j = 0; j < V; ++j) m = arg_better_value<Max>(m, static_cast<T>(v[u][j]));
-      }
+    for (int h = U / 2; h >= 1; h /= 2)
+#pragma unroll
+      for (int k = 0; k < h; ++k) ms[k] = arg_better_value<Max>(ms[k], ms[k + h]);
+    const T m = ms[0];
     if (!have || (!is_nan(acc.v) && (is_nan(m) || (Max ? acc.v < m : m < acc.v)))) {
       // The first (u, j) holding m, searched from the last one down.
       index_t at = 0;
