@@ -334,10 +334,10 @@ auto shard(const A& x, const device_set& d = device_set()) {
         detail::device_guard<Target> g(src >= 0 ? src : d[i]);
         const stream_ref ss = detail::shard_stream<Target>(src >= 0 ? src : d[i]);
         packed = detail::materialize<Target, T>(detail::layout_of(rows), ss);
-        ss.synchronize();
+        detail::sync_stream<Target>(ss);
       }
       detail::copy_any<Target>(sh.data(), packed.data(), static_cast<std::size_t>(sh.size()) * sizeof(T), st);
-      st.synchronize();
+      detail::sync_stream<Target>(st);
       detail::device_guard<Target> g(src >= 0 ? src : d[i]);
       packed = array<T, Target>();
     }

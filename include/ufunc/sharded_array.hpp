@@ -139,7 +139,7 @@ class sharded_array {
   /// the ranks exchange their rows, and shape_error on every rank when their
   /// dims after axis 0 differ).
   static sharded_array from_shards(device_set d, std::vector<shard_type> shards) {
-    for (const auto& sh : shards) sh.stream().synchronize();
+    for (const auto& sh : shards) detail::sync_stream<Target>(sh.stream());
     if (!d.spans_processes()) return adopt(std::move(d), std::move(shards));
     auto s = adopt(device_set(d.ids()), std::move(shards));
     auto rows = s.exchange_rows(d, "ufunc::sharded_array::from_shards");

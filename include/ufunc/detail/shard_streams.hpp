@@ -47,6 +47,16 @@ stream_ref shard_stream(int dev) {
   return stream_ref();
 }
 
+/// Waits for the work queued on `s` by Target's calls: the CUDA stream's
+/// synchronize, nothing for the host target (its work is done when a call
+/// returns). Code for either target waits through this, not s.synchronize(),
+/// which is the CUDA stream's in a CUDA build: host shards then never touch the
+/// CUDA runtime (a CUDA build's host-target program on a machine without a GPU).
+template <class Target>
+void sync_stream(stream_ref s) {
+  runtime<Target>::stream_synchronize(s.get());
+}
+
 /// Waits for the sharded stream of every device in `ids` (errors are reported
 /// after all of them were waited for: the first one is thrown).
 template <class Target>

@@ -204,7 +204,7 @@ replica<T, Target> replicate(array_view<const T, Target> v, const std::vector<in
       const int d = src_dev >= 0 ? src_dev : ids[0];
       device_guard<Target> g(d);
       packed = materialize<Target, T>(layout_of(v), shard_stream<Target>(d));
-      shard_stream<Target>(d).synchronize();
+      sync_stream<Target>(shard_stream<Target>(d));
     }
     const T* src = dense ? v.data() : packed.data();
     std::vector<stream_ref> st;
@@ -883,7 +883,7 @@ array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, cons
     array<Res, Target> part = bring(live[k]);
     fold(acc, part, ufunc::out(acc), s0);
   }
-  s0.synchronize();
+  sync_stream<Target>(s0);
   return acc;
 }
 
@@ -979,7 +979,7 @@ std::vector<std::optional<Arr>> ring_fold(ring_run<Target>& run, const device_se
       guarded([&] { run.land(blocks[t + 1], st); });
     }
   }
-  guarded([&] { st.synchronize(); });
+  guarded([&] { sync_stream<Target>(st); });
   if (err) {
     try {
       drain<Target>(d.ids());
@@ -1086,7 +1086,7 @@ array<Res, Target> fold_across_ranks(const device_set& d, const char* name,
     else
       fold(*acc, x, ufunc::out(*acc), s0);
   }
-  s0.synchronize();
+  sync_stream<Target>(s0);
   if (!acc) throw value_error(std::string(name) + ": no rank holds rows (internal: the caller checks the count)");
   return std::move(*acc);
 }
@@ -1554,7 +1554,7 @@ struct sharded_ops {
     } else {
       auto finish = [&](const array<Res, Target>& src, int dev) {  // src on dev, complete
         write(src, v, dev);
-        shard_stream<Target>(dev).synchronize();
+        sync_stream<Target>(shard_stream<Target>(dev));
       };
       if constexpr (is_gpu_target<Target>()) {
         const int yd = device_of<Target>(v.data());
@@ -1665,7 +1665,7 @@ struct sharded_ops {
       const stream_ref s0 = shard_stream<Target>(ids[0]);
       using fin_t = finish_fn<finish_index>;
       auto idx = vectorized<Target, fin_t>(fin_t{finish_index{}}, r.name())(out, s0);
-      s0.synchronize();
+      sync_stream<Target>(s0);
       std::vector<decltype(idx)> v;
       v.push_back(std::move(idx));
       return sharded_access::assemble(device_set{ids[0]}, std::move(v));
@@ -1909,7 +1909,7 @@ struct sharded_ops {
           const stream_ref s0 = shard_stream<Target>(ids[0]);
           device_guard<Target> g(ids[0]);
           vectorized<Target, fin_t>(fin, r.name())(out, ufunc::out(out), s0);
-          s0.synchronize();
+          sync_stream<Target>(s0);
           return across(std::move(out));
         }
       } else {

@@ -171,7 +171,7 @@ class ring_slot final : public ring_slot_base {
       }
       T* dst = buffer(0, most, st);
       memory<Tg>::copy_from_host(dst, host_.data(), bytes(rows), st);  // behind the previous block's work
-      st.synchronize();  // (the next post writes host_)
+      sync_stream<Tg>(st);  // (the next post writes host_)
       cur_[0] = view_of(dst, rows);
     } else {
       (void)mine, (void)rows, (void)most, (void)st;

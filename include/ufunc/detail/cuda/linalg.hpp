@@ -65,7 +65,7 @@ struct linalg_registry<target::cuda> {
       return std::array<matmul_impl<T>, 4>{{{matmul_variant::naive, &launch_matmul_naive<T>},
                                             {matmul_variant::tiled, &launch_matmul_tiled<T>},
                                             {matmul_variant::optimized, &launch_matmul_optimized<T>},
-                                            {matmul_variant::tf32, &launch_matmul_tf32}}};
+                                            {matmul_variant::tf32, &launch_matmul_tf32<T>}}};
     else
       return std::array<matmul_impl<T>, 3>{{{matmul_variant::naive, &launch_matmul_naive<T>},
                                             {matmul_variant::tiled, &launch_matmul_tiled<T>},

@@ -96,8 +96,14 @@ inline index_t tensor_core_splits(index_t tiles, index_t k) {
 }
 
 /// tf32 products: B^T per batch entry into a temporary of rows `ldt` (a multiple
-/// of 4: 16-byte rows for TMA), then wgmma (with split-k as above).
-inline void launch_matmul_tf32(const gemm_args<float>& p, stream_ref s) {
+/// of 4: 16-byte rows for TMA), then wgmma (with split-k as above). A template
+/// (T is float) so that only a translation unit calling a float matmul compiles
+/// its kernels: as an inline function, every unit including ufunc.hpp compiled the
+/// wgmma, SIMT-matmul and transpose kernels it reaches (an empty unit's nvcc time,
+/// bench/NOTES.md).
+template <class T>
+void launch_matmul_tf32(const gemm_args<T>& p, stream_ref s) {
+  static_assert(std::is_same_v<T, float>, "launch_matmul_tf32: float products");
   if (p.m == 0 || p.n == 0 || p.batch.count == 0) return;
   auto strides_ok = [&](int op, index_t ld, index_t q) {
     if (ld % q != 0) return false;
