@@ -2,6 +2,7 @@
 // (exact sums on every path), two inputs (a dot product's layout), the pairwise
 // layouts (x_i against a leaf's y_j and the reverse), double and 16-bit leaves,
 // each against the same reduction of the array the same arguments make.
+#include "half_support.hpp"
 #include "random_lazy_support.hpp"
 
 #include <cmath>
@@ -76,6 +77,20 @@ void check_more_reductions(std::uint64_t seed) {
     const auto h = ufunc::random::uniform<__half, Tg>(s, seed, __float2half(-1.f), __float2half(3.f));
     const auto hl = ufunc::random::lazy_uniform<__half, Tg>(s, seed, __float2half(-1.f), __float2half(3.f));
     CHECK(bits_differ(ufunc::max(hl, ufunc::axis(0)).to_host(), ufunc::max(h, ufunc::axis(0)).to_host()) == 0);
+    {  // Whole (the device's made kernel: eight halves from two blocks a slot), against a host loop.
+      const auto hh = h.to_host();
+      std::size_t amx = 0;
+      double hs = 0, ha = 0;
+      for (std::size_t i = 0; i < hh.size(); ++i) {
+        const float v = half_test::widen_v(hh[i]);
+        if (v > half_test::widen_v(hh[amx])) amx = i;
+        hs += v, ha += std::fabs(v);
+      }
+      CHECK(index_t(ufunc::argmax(hl)) == index_t(amx));
+      CHECK(half_test::widen_v(__half(ufunc::max(hl))) == half_test::widen_v(hh[amx]));
+      const double whole_h = double(float(ufunc::sum(hl)));  // (a 16-bit result rounds once more)
+      CHECK(std::fabs(whole_h - hs) <= std::ldexp(1.0, -11) * std::fabs(hs) + sum_bound(double(hh.size()), ha, eps));
+    }
     if constexpr (on_host)
       CHECK(bits_differ(ufunc::sum(hl, ufunc::axis(1)).to_host(), ufunc::sum(lazy(h), ufunc::axis(1)).to_host()) == 0);
   }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace lazy_random_test {
@@ -222,6 +223,85 @@ TEST_CASE("random lazy: every reduction of a leaf is that of its array") {
   check_reductions<host>(seed);
 #if defined(UFUNC_BACKEND_CUDA)
   check_reductions<ufunc::target::device>(seed + 100);
+#endif
+}
+
+/// Whole reductions of leaves at every size class of the device's made-source
+/// kernel (a slot or less, a partial last slot, one block, a partial wave,
+/// many blocks) and in both of its layouts: flat (one leaf, two leaves of
+/// different kinds, an integer leaf) and element by element (leaves broadcast
+/// against each other). References: the same draws as arrays, copied back and
+/// reduced on the host (min, max, argmin, argmax and integer sums exact; float
+/// sums within the documented bound of a double loop).
+template <class Tg>
+void check_whole_sizes(std::uint64_t seed) {
+  CAPTURE(seed);
+  const double eps = std::ldexp(1.0, -24);
+  for (index_t n : {index_t(1), index_t(2), index_t(3), index_t(4), index_t(5), index_t(7), index_t(9), index_t(1023),
+                    index_t(1024), index_t(1025), index_t(262147), (index_t(1) << 22) + 5}) {
+    CAPTURE(n);
+    const shape s{n};
+    const auto zh = ufunc::random::normal<float, Tg>(s, seed, -1.f, 3.f).to_host();
+    const auto uh = ufunc::random::uniform<float, Tg>(s, seed + 1, 2.f, 5.f).to_host();
+    const auto zl = ufunc::random::lazy_normal<float, Tg>(s, seed, -1.f, 3.f);
+    const auto ul = ufunc::random::lazy_uniform<float, Tg>(s, seed + 1, 2.f, 5.f);
+    double ref = 0, abs_sum = 0, ref2 = 0, abs2 = 0;
+    std::vector<float> w(zh.size());
+    for (std::size_t i = 0; i < zh.size(); ++i) {
+      ref += zh[i], abs_sum += std::fabs(zh[i]);
+      w[i] = zh[i] - uh[i];  // (one rounding: no contraction to differ by)
+      ref2 += w[i], abs2 += std::fabs(w[i]);
+    }
+    CHECK(std::fabs(float(ufunc::sum(zl)) - ref) <= sum_bound(double(n), abs_sum, eps));
+    const auto ex = extrema_of(zh, 1, n, 1);
+    CHECK(float(ufunc::min(zl)) == ex.mn[0]);
+    CHECK(float(ufunc::max(zl)) == ex.mx[0]);
+    CHECK(index_t(ufunc::argmin(zl)) == ex.amn[0]);
+    CHECK(index_t(ufunc::argmax(zl)) == ex.amx[0]);
+    // Two leaves (flat: both start at element 0), and into out(...).
+    const auto e2 = zl - ul;
+    CHECK(std::fabs(float(ufunc::sum(e2)) - ref2) <= sum_bound(double(n), abs2, eps));
+    const auto ew = extrema_of(w, 1, n, 1);
+    CHECK(index_t(ufunc::argmax(e2)) == ew.amx[0]);
+    CHECK(float(ufunc::min(e2)) == ew.mn[0]);
+    auto o = ufunc::empty<float, Tg>(shape{});
+    ufunc::sum(zl, ufunc::out(o));
+    CHECK(std::fabs(o.to_host()[0] - ref) <= sum_bound(double(n), abs_sum, eps));
+    // Integers: exact.
+    const auto kh = ufunc::random::integers<std::int64_t, Tg>(s, seed + 2, -1000, 1000).to_host();
+    std::int64_t kref = 0;
+    for (auto v : kh) kref += v;
+    CHECK(std::int64_t(ufunc::sum(ufunc::random::lazy_integers<std::int64_t, Tg>(s, seed + 2, -1000, 1000))) == kref);
+  }
+  // Broadcast leaves: a column of normals plus a row of uniforms, whole.
+  for (const auto& mn : {std::pair<index_t, index_t>{3, 5}, std::pair<index_t, index_t>{1000, 1027}}) {
+    const index_t m = mn.first, n = mn.second;
+    CAPTURE(m);
+    CAPTURE(n);
+    const auto ch = ufunc::random::normal<float, Tg>(shape{m, 1}, seed + 3).to_host();
+    const auto rh = ufunc::random::uniform<float, Tg>(shape{1, n}, seed + 4).to_host();
+    const auto e = ufunc::random::lazy_normal<float, Tg>(shape{m, 1}, seed + 3) +
+                   ufunc::random::lazy_uniform<float, Tg>(shape{1, n}, seed + 4);
+    std::vector<float> w(static_cast<std::size_t>(m * n));
+    double ref = 0, abs_sum = 0;
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) {
+        const float v = ch[static_cast<std::size_t>(i)] + rh[static_cast<std::size_t>(j)];
+        w[static_cast<std::size_t>(i * n + j)] = v;
+        ref += v, abs_sum += std::fabs(v);
+      }
+    CHECK(std::fabs(float(ufunc::sum(e)) - ref) <= sum_bound(double(m * n), abs_sum, eps));
+    const auto ex = extrema_of(w, 1, m * n, 1);
+    CHECK(float(ufunc::max(e)) == ex.mx[0]);
+    CHECK(index_t(ufunc::argmin(e)) == ex.amn[0]);
+  }
+}
+
+TEST_CASE("random lazy: whole reductions of leaves at every size, flat and broadcast") {
+  const auto seed = test::fresh_seed();
+  check_whole_sizes<host>(seed);
+#if defined(UFUNC_BACKEND_CUDA)
+  check_whole_sizes<ufunc::target::device>(seed + 100);
 #endif
 }
 

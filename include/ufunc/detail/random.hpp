@@ -240,16 +240,26 @@ template <class T, class Draw>
 struct draw_gen {
   using value_type = T;
   Draw draw;
+  /// Elements a Philox block makes (values_from_block's alignment).
+  static constexpr int block_width = Draw::per_block;
   UFUNC_HD T value(std::uint64_t i) const { return draw.value(i); }
+  /// Elements i .. i + V - 1 from V / block_width whole blocks: i must start a
+  /// block (i % block_width == 0; no check: the caller's layout guarantees it).
+  template <int V>
+  UFUNC_HD void values_from_block(std::uint64_t i, T* out) const {
+    static_assert(V % block_width == 0, "whole blocks only");
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int b = 0; b < V / block_width; ++b)
+      draw.block(i / block_width + static_cast<std::uint64_t>(b), out + b * block_width);
+  }
   template <int V>
   UFUNC_HD void values(std::uint64_t i, T* out) const {
     constexpr int K = Draw::per_block;
     if constexpr (V % K == 0) {
       if (i % K == 0) {
-#if defined(__CUDACC__)
-#  pragma unroll
-#endif
-        for (int b = 0; b < V / K; ++b) draw.block(i / K + static_cast<std::uint64_t>(b), out + b * K);
+        values_from_block<V>(i, out);
         return;
       }
     } else if constexpr (K % V == 0) {

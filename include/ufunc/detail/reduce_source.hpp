@@ -303,6 +303,38 @@ struct map_source {
       at_vec_lanes<V, true>(off, r, 1, out, std::make_index_sequence<NIN>{});
     }
   }
+  /// A source that makes all its elements (every array input a computed leaf)
+  /// read as one flat range of V-element slots for output 0: one reduced dim,
+  /// every computed input contiguous along it from an index that starts one of
+  /// its generator's blocks, V a multiple of each block. (A whole reduction of
+  /// leaves is; a broadcast leaf or a rebased chunk may not be.)
+  bool made_flat_ok(int V) const {
+    if constexpr (vec_width == 1 || !operand_set<Ins>::makes_all) {
+      return false;
+    } else {
+      if (red.ndim != 1) return false;
+      const base_t b = base(0);
+      return all_inputs([&](auto k, const auto& op) {
+        using Op = bare_t<decltype(op)>;
+        if constexpr (is_computed_v<Op>) {
+          constexpr int W = decltype(op.gen)::block_width;
+          return red.strides[k][0] == 1 && V % W == 0 &&
+                 (op.base + static_cast<std::uint64_t>(b.off[k])) % static_cast<std::uint64_t>(W) == 0;
+        } else {
+          return false;
+        }
+      });
+    }
+  }
+  /// at_vec_fold for a layout made_flat_ok(V) accepted: each input's V values
+  /// from whole generator blocks, with none of the general path's branches
+  /// (broadcast lanes, a slot that starts inside a block, N-d offsets), which
+  /// cost a made reduction's arithmetic-bound loop registers and issue slots.
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V>
+  UFUNC_HD void made_vec_fold(const base_t& b, index_t r, fold_type* out) const {
+    if constexpr (vec_width > 1) made_vec_lanes<V>(b, r, out, std::make_index_sequence<NIN>{});
+  }
   /// A fold_type value of reduced element r as an accumulator.
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD Acc lift_fold(const fold_type& v, index_t r) const {
@@ -385,6 +417,36 @@ struct map_source {
       for (int j = 0; j < V; ++j) x.v[j] = one;
     }
     return x;
+  }
+  /// made_vec_fold's values of input K: made from whole blocks, or a
+  /// non-array operand's one value repeated.
+  template <int V, std::size_t K>
+  UFUNC_HD auto made_lanes(const base_t& b, index_t r) const {
+    using Op = cuda::std::tuple_element_t<K, Ins>;
+    using T = typename Op::value_type;
+    const Op& op = cuda::std::get<K>(ins);
+    vec_reg<T, V> x;
+    if constexpr (is_computed_v<Op>) {
+      op.gen.template values_from_block<V>(op.base + static_cast<std::uint64_t>(b.off[K] + r), x.v);
+    } else {
+      const T one = op.load(0);
+      for (int j = 0; j < V; ++j) x.v[j] = one;
+    }
+    return x;
+  }
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V, std::size_t... K>
+  UFUNC_HD void made_vec_lanes(const base_t& b, index_t r, fold_type* out, std::index_sequence<K...>) const {
+    const cuda::std::tuple<decltype(made_lanes<V, K>(b, r))...> v(made_lanes<V, K>(b, r)...);
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int j = 0; j < V; ++j) {
+      if constexpr (Lift::uses_index)
+        out[j] = map(cuda::std::get<K>(v).v[j]...);
+      else
+        out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r + j);
+    }
   }
   /// Raw: the mapped values (out is fold_type*), else lifted (out is Acc*).
   UFUNC_EXEC_CHECK_DISABLE

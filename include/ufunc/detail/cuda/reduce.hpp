@@ -23,6 +23,7 @@
 #  include "kernels/reduce_all.cuh"
 #  include "kernels/reduce_arg_dense.cuh"
 #  include "kernels/reduce_columns.cuh"
+#  include "kernels/reduce_made.cuh"
 #  include "kernels/reduce_pairwise.cuh"
 #  include "kernels/reduce_rows.cuh"
 #  include "kernels/reduce_warps.cuh"
@@ -102,6 +103,11 @@ struct reduce_backend<target::cuda> {
       if constexpr (pairwise_candidate<Src>::value)
         if (run_pairwise(j, out, s)) return;
     }
+    if constexpr (made_source<Src>)
+      if (j.g.K == 1) {
+        run_made_whole(j.src, j.g.R, j.op, j.tail(), out, s);
+        return;
+      }
     run_split(j.src, j.g.K, j.g.R, j.g.rows_like, j.op, j.tail(), out, s);
   }
 
@@ -125,7 +131,14 @@ struct reduce_backend<target::cuda> {
       Res* slot = static_cast<Res*>(scratch.device(result_slot, s));
       bool done = false;
       if constexpr (Src::arg_pointer_candidate) done = pointer_path(j.g) && run_dense_arg(j, slot, s);
-      if (!done) run_split(j.src, 1, j.g.R, j.g.rows_like, j.op, j.tail(), slot, s);
+      if (!done) {
+        // A made source (lazy random leaves) takes its own kernel: the row
+        // kernels are not compiled for such a call site's whole reductions.
+        if constexpr (made_source<Src>)
+          run_made_whole(j.src, j.g.R, j.op, j.tail(), slot, s);
+        else
+          run_split(j.src, 1, j.g.R, j.g.rows_like, j.op, j.tail(), slot, s);
+      }
       UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch.pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
     } else {
       throw std::logic_error("ufunc internal error: a dense whole-array reduction has a strided layout");
@@ -457,6 +470,42 @@ struct reduce_backend<target::cuda> {
   struct made_source_t<S, std::void_t<decltype(S::makes_all)>> : std::bool_constant<S::makes_all> {};
   template <class S>
   static constexpr bool made_source = made_source_t<S>::value;
+
+  /// One output of a source that makes all its elements (made_source: lazy
+  /// random leaves): reduce_made_kernel over `waves` waves of its resident
+  /// blocks (fewer for a short range: every thread gets a slot), then, for more
+  /// than one block, the one-block pass over their partials (in block order).
+  template <class Src, class Acc, class Op, class Tail, class Res>
+  static void run_made_whole(const Src& src, index_t R, const acc_op<Acc, Op>& op, const Tail& tail, Res* out,
+                             stream_ref s) {
+    using tu = made_reduce_tuning;
+    using store_t = store_result<Tail, Res, Acc>;
+    auto go = [&](auto* kernel, index_t V) {
+      const index_t slots = (R + V - 1) / V;
+      const index_t want = index_t(cuda_launch::sm_count()) * cuda_launch::resident_blocks(kernel, tu::block) * tu::waves;
+      const index_t grid = std::clamp<index_t>(slots / tu::block, 1, want);
+      if (grid == 1) {
+        kernel<<<1, tu::block, 0, s.get()>>>(src, op, store_t{tail, out, nullptr}, R);
+        UFUNC_CHECK_LAUNCH("reduce_made_kernel", s.get());
+        return;
+      }
+      device_temp partials(sizeof(Acc) * static_cast<std::size_t>(grid), s);
+      Acc* p = static_cast<Acc*>(partials.get());
+      kernel<<<static_cast<unsigned>(grid), tu::block, 0, s.get()>>>(src, op, store_t{tail, out, p}, R);
+      UFUNC_CHECK_LAUNCH("reduce_made_kernel", s.get());
+      finish_partials(p, 1, grid, op, tail, out, s);
+    };
+    // Two kernels a call site: the flat layout of a whole reduction of leaves,
+    // and element by element for any other (broadcast leaves, a chunk that
+    // starts inside a block: a Philox block per element, not per V).
+    constexpr int VW = Src::vec_width;
+    if constexpr (VW > 1)
+      if (src.made_flat_ok(VW)) {
+        go(reduce_made_kernel<tu::block, VW, true, Src, acc_op<Acc, Op>, store_t>, VW);
+        return;
+      }
+    go(reduce_made_kernel<tu::block, 1, false, Src, acc_op<Acc, Op>, store_t>, 1);
+  }
 
   /// Many outputs: a kernel by layout: adjacent reduced elements take a block per
   /// output (long rows) or a group of lanes per output (a warp, or 4 or 2 lanes

@@ -165,6 +165,12 @@ struct wide_source {
   UFUNC_HD void at_vec_fold(const base_t& b, index_t r, fold_type* out) const {
     inner.template at_vec_fold<V>(b, r, out);
   }
+  bool made_flat_ok(int V) const { return inner.made_flat_ok(V); }
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V>
+  UFUNC_HD void made_vec_fold(const base_t& b, index_t r, fold_type* out) const {
+    inner.template made_vec_fold<V>(b, r, out);
+  }
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD acc_type lift_fold(const fold_type& v, index_t r) const { return ws::widen(inner.lift_fold(v, r)); }
 };

@@ -33,6 +33,8 @@ struct rows_reduce_tuning {
   /// Sources that make their elements (lazy random leaves: no loads to keep in
   /// flight) are bound by arithmetic: 2 slots a round (fewer registers than 4,
   /// more independent work than 1) and 8 waves of the blocks resident at once.
+  /// (Measured on whole sums, which now take reduce_made_kernel; these serve
+  /// reductions of leaves to a few outputs.)
   /// H200, sum(lazy_normal<float>(2^30)) / curandGenerateNormal into memory
   /// (bench/NOTES.md, session 15): U = 4 at sms x 8 blocks (the loads' tuning)
   /// 0.752; U = 1, 2, 4 at 4 waves 0.83, 0.88, 0.81; U = 2 at 1, 2, 4, 8, 16
