@@ -140,3 +140,34 @@ TEST_CASE("16-bit floats: reductions, mean, min/max, argmin/argmax") {
     reductions_on<__nv_bfloat16, Tg>(seed);
   });
 }
+
+/// Whole sums and means of 2^25 + 13 16-bit floats (on the device: CUB over
+/// 16-byte packs, many blocks, and the 13 elements past the last pack), to the
+/// host and into out, called twice each, on every target, against a double
+/// sum: the documented float bound.
+template <class T, class Target>
+void long_sums_on(std::uint64_t seed) {
+  const index_t n = (index_t(1) << 25) + 13;
+  const auto h = random16<T>(static_cast<std::size_t>(n), seed, -4, 4, false);
+  double ref = 0, mag = 0;
+  for (const auto& v : h) ref += widen_v(v), mag += std::fabs(widen_v(v));
+  const double bound = (std::log2(double(n)) + 32) * std::ldexp(1.0, -24) * mag;
+  const auto x = ufunc::asarray<Target>(h);
+  for (int round = 0; round < 2; ++round) {
+    CHECK(std::fabs(double(ufunc::sum(x)) - ref) <= bound);
+    CHECK(std::fabs(double(ufunc::mean(x)) - ref / double(n)) <= bound / double(n) + std::ldexp(1.0, -23) * std::fabs(ref / double(n)));
+    auto o = ufunc::empty<float, Target>(shape{});
+    ufunc::sum(x, ufunc::out(o));
+    CHECK(std::fabs(double(o.to_host()[0]) - ref) <= bound);
+  }
+}
+
+TEST_CASE("16-bit floats: long whole sums and means (a full wave of blocks on the GPU)") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  test::for_each_target([&](auto tg) {
+    using Tg = decltype(tg);
+    long_sums_on<__half, Tg>(seed);
+    long_sums_on<__nv_bfloat16, Tg>(seed + 1);
+  });
+}

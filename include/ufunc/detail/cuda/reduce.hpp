@@ -436,14 +436,21 @@ struct reduce_backend<target::cuda> {
   static void finish_partials(const Acc* p, index_t K, index_t nchunks, const acc_op<Acc, Op>& op, const Tail& tail,
                               Res* out, stream_ref s) {
     if (K == 1) {
-      using tu = rows_reduce_tuning;
-      reduce_rows_kernel<tu::block, tu::unroll, 1>
-          <<<1, tu::block, 0, s.get()>>>(partial_source<Acc>{p, 1}, op, store_result<Tail, Res, Acc>{tail, out, nullptr},
-                                         index_t(1), nchunks, nchunks, index_t(1));
-      UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
+      finish_one(p, nchunks, op, tail, out, s);
       return;
     }
     run_split(partial_source<Acc>{p, K}, K, nchunks, false, op, tail, out, s);
+  }
+  /// finish_partials for one output (its kernel alone: a call site with only
+  /// whole reductions compiles no column kernel for its partials).
+  template <class Acc, class Op, class Tail, class Res>
+  static void finish_one(const Acc* p, index_t nchunks, const acc_op<Acc, Op>& op, const Tail& tail, Res* out,
+                         stream_ref s) {
+    using tu = rows_reduce_tuning;
+    reduce_rows_kernel<tu::block, tu::unroll, 1>
+        <<<1, tu::block, 0, s.get()>>>(partial_source<Acc>{p, 1}, op, store_result<Tail, Res, Acc>{tail, out, nullptr},
+                                       index_t(1), nchunks, nchunks, index_t(1));
+    UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
   }
 
   /// Where a row/column kernel puts an output's accumulated value: finished into
@@ -493,7 +500,7 @@ struct reduce_backend<target::cuda> {
       Acc* p = static_cast<Acc*>(partials.get());
       kernel<<<static_cast<unsigned>(grid), tu::block, 0, s.get()>>>(src, op, store_t{tail, out, p}, R);
       UFUNC_CHECK_LAUNCH("reduce_made_kernel", s.get());
-      finish_partials(p, 1, grid, op, tail, out, s);
+      finish_one(p, grid, op, tail, out, s);
     };
     // Two kernels a call site: the flat layout of a whole reduction of leaves,
     // and element by element for any other (broadcast leaves, a chunk that
