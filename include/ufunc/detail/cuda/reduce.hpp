@@ -508,10 +508,10 @@ struct reduce_backend<target::cuda> {
     constexpr int VW = Src::vec_width;
     if constexpr (VW > 1)
       if (src.made_flat_ok(VW)) {
-        go(reduce_made_kernel<tu::block, VW, true, Src, acc_op<Acc, Op>, store_t>, VW);
+        go(reduce_made_kernel<tu::block, VW, Src, acc_op<Acc, Op>, store_t>, VW);
         return;
       }
-    go(reduce_made_kernel<tu::block, 1, false, Src, acc_op<Acc, Op>, store_t>, 1);
+    go(reduce_made_kernel<tu::block, 1, Src, acc_op<Acc, Op>, store_t>, 1);
   }
 
   /// Many outputs: a kernel by layout: adjacent reduced elements take a block per

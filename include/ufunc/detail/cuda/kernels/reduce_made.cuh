@@ -28,11 +28,11 @@ struct made_reduce_tuning {
 /// slots of [0, R) (T threads in all; slot q is elements q V .. q V + V - 1) in
 /// increasing index order, and the thread whose next slot would be the partial
 /// one folds its elements after them; block b's result is stored as item b.
-/// Flat: the slots come from made_vec_fold (the source's made_flat_ok(V)),
-/// else from at_vec_fold (V > 1) or at. Threads past the last slot (a
+/// V > 1: the slots come from made_vec_fold (the caller checked the source's
+/// made_flat_ok(V)); V = 1: element by element (any layout). Threads past the last slot (a
 /// one-block grid over fewer slots) take no part in the block reduction, so no
 /// identity is needed.
-template <int BLOCK, int V, bool Flat, class Src, class Op, class Store>
+template <int BLOCK, int V, class Src, class Op, class Store>
 __global__ void __launch_bounds__(BLOCK) reduce_made_kernel(Src src, Op op, Store store, index_t R) {
   using Acc = typename Src::acc_type;
   using block_reduce = cub::BlockReduce<Acc, BLOCK>;
@@ -51,10 +51,7 @@ __global__ void __launch_bounds__(BLOCK) reduce_made_kernel(Src src, Op op, Stor
       add(src.at(b, q));
     } else {
       typename Src::fold_type v[V];
-      if constexpr (Flat)
-        src.template made_vec_fold<V>(b, q * V, v);
-      else
-        src.template at_vec_fold<V>(b, q * V, v);
+      src.template made_vec_fold<V>(b, q * V, v);
       if constexpr (is_wide_source<Src>::value) {
         // A widened sum: the slot added in the narrow type by a fixed tree
         // (pairs, then their sums), widened once.
