@@ -69,7 +69,7 @@ class reducer {
   template <class... Args>
   decltype(auto) operator()(Args&&... args) const {  // (a sharded out is returned by reference)
     using parsed = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims |
-                                         detail::c_unsafe_cast,
+                                         detail::c_unsafe_cast | detail::c_defer,
                                      detail::bare_t<Args>...>;
     static_assert(parsed::nin >= 1, "ufunc reduction: give at least one input");
     UFUNC_CHECK_CALL(parsed, "ufunc reduction",
@@ -122,7 +122,7 @@ class reducer {
   };
   template <class... A>
   using args_of = detail::call_args<detail::c_out | detail::c_stream | detail::c_axes | detail::c_keepdims |
-                                        detail::c_unsafe_cast,
+                                        detail::c_unsafe_cast | detail::c_defer,
                                     detail::bare_t<A>...>;
   /// Known from the argument types: no axis, keepdims or out -> a host value.
   template <class... A>
@@ -511,6 +511,11 @@ class reducer {
       return ov;
     } else if constexpr (Scalar) {
       if (g.R == 0) return fill_value();
+      if constexpr (defers_values<backend>::value)
+        if (o.defer) {  // (the sharded engine: read after it waits for the stream)
+          o.defer->slot = backend::template enqueue_to_host<Res>(job, o.stream);
+          return Res{};
+        }
       return backend::template to_host<Res>(job, o.stream);
     } else {
       array<Res, Target> r(g.result, o.stream);

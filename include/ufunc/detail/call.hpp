@@ -56,6 +56,22 @@ enum control : unsigned {
   c_transpose_variant = 1u << 5,
   c_launch_config = 1u << 6,
   c_unsafe_cast = 1u << 7,
+  c_defer = 1u << 8,  ///< detail::defer_to: internal (the sharded engine's whole reductions)
+};
+
+/// Where a whole reduction's value will be, once its stream is synchronised: a
+/// backend that can leave it in pinned memory without waiting (the CUDA
+/// backend's reduce_scratch slot, per thread and device) sets `slot`, and the
+/// call returns a placeholder; else the call returns the value and `slot`
+/// stays null. The slot holds the value until the next reduction to a host
+/// value on the same thread and device.
+struct deferred_value {
+  const void* slot = nullptr;
+};
+/// The control asking a whole reduction to defer its value (not public: the
+/// sharded engine enqueues every shard's reduction, then waits once).
+struct defer_to {
+  deferred_value* into;
 };
 
 template <class A>
@@ -69,6 +85,7 @@ constexpr control control_of() {
   else if constexpr (std::is_same_v<B, transpose_variant>) return c_transpose_variant;
   else if constexpr (std::is_same_v<B, launch_config>) return c_launch_config;
   else if constexpr (std::is_same_v<B, unsafe_cast_t>) return c_unsafe_cast;
+  else if constexpr (std::is_same_v<B, defer_to>) return c_defer;
   else return not_control;
 }
 
@@ -158,6 +175,7 @@ struct controls {
   matmul_variant mm_variant = matmul_variant::fastest;
   transpose_variant tr_variant = transpose_variant::fastest;
   launch_config launch;
+  deferred_value* defer = nullptr;  ///< from defer_to
 
   template <class A>
   void take(const A& a) {
@@ -183,6 +201,8 @@ struct controls {
       launch = a;
     } else if constexpr (c == c_unsafe_cast) {
       unsafe_cast = true;
+    } else if constexpr (c == c_defer) {
+      defer = a.into;
     }
   }
   /// The axes given, or null for "all".

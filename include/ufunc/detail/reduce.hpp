@@ -2,7 +2,9 @@
 // sources (reduce_source.hpp) and the target's engine, reduce_backend<Target>:
 // host/reduce.hpp (OpenMP) or cuda/reduce.hpp (CUB and the row/column kernels).
 // A reduction calls reduce_backend<Target>::run (K outputs into memory) or
-// ::to_host (one output returned as a value). Here: what each kind of reduction
+// ::to_host (one output returned as a value); a backend with `defers_values`
+// also has ::enqueue_to_host (the value left in pinned memory, not waited for).
+// Here: what each kind of reduction
 // (plain, mean, argmin/argmax) accumulates and how it finishes.
 #pragma once
 
@@ -18,6 +20,13 @@
 #include UFUNC_CUDA_BACKEND("cuda/reduce.hpp")
 
 namespace ufunc::detail {
+
+/// Whether reduce_backend B can enqueue a whole reduction to a host value
+/// without waiting (B::enqueue_to_host, for detail::defer_to).
+template <class B, class = void>
+struct defers_values : std::false_type {};
+template <class B>
+struct defers_values<B, std::enable_if_t<B::defers_values>> : std::true_type {};
 
 struct identity_map {
   template <class T>

@@ -1103,72 +1103,83 @@ constexpr bool host_foldable() {
             std::is_same_v<Op, bit_and> || std::is_same_v<Op, bit_or> || std::is_same_v<Op, bit_xor>);
 }
 
-/// fold_across_ranks for a whole reduction's value (host_foldable): this rank's
-/// partial copied to the host, then one all-gather of every rank's status and
-/// value together, folded in rank order on the host (the same value on every
-/// rank). One exchange and one wait, where the general path takes a status
-/// exchange, an all-reduce and a copy back (a 4-byte NCCL all-reduce costs
-/// more than the all-gather).
+/// A whole reduction's value (host_foldable), over this process's shards
+/// and, across processes, over the ranks. `start` first (across processes: a
+/// ring's block exchange, in which every rank takes part), then every shard
+/// listed in `live` enqueued (make(i, stream, slot): on the CUDA backend the
+/// value is left in that device's pinned scratch slot, with no allocation and
+/// no wait; elsewhere make returns it), then `agree` while they compute (across
+/// processes: the ranks' agreement on the call, collective), the shards'
+/// streams drained once and the values folded on the host in shard order.
+/// Across processes one all-gather of every rank's status and value follows,
+/// folded in rank order (the same value on every rank): one exchange and one
+/// wait, where an NCCL all-reduce of 4 bytes costs more. (Two H200s, one
+/// process, sum of 2 x 2^30 floats: the fixed cost of the combination is what
+/// separates two GPUs' throughput from twice one GPU's.)
 template <class Target, class Res, class Op>
-Res fold_value_across_ranks(const device_set& d, const char* name,
-                            function_ref<std::optional<array<Res, Target>>(bool)> local, const Op& op,
-                            function_ref<void()> agree) {
+Res fold_shard_values(const device_set& d, const std::vector<int>& ids, const std::vector<int>& live, const Op& op,
+                      const char* name, function_ref<void()> start,
+                      function_ref<Res(int, stream_ref, deferred_value&)> make, function_ref<void()> agree) {
   static_assert(std::is_trivially_copyable_v<Res>, "ufunc: a reduction's value is exchanged as bytes");
+  const bool multi = d.spans_processes();
+  std::vector<std::optional<Res>> val(ids.size());
+  std::vector<deferred_value> slot(ids.size());
+  std::exception_ptr err;
+  try {
+    start();
+    for_each_shard<Target>(ids, [&](int i, stream_ref st) {
+      const auto k = static_cast<std::size_t>(i);
+      if (std::find(live.begin(), live.end(), i) != live.end()) val[k] = make(i, st, slot[k]);
+      return 0;
+    }, false);  // (it drains every device when one throws)
+  } catch (...) {
+    err = std::current_exception();
+  }
+  if (err && !multi) std::rethrow_exception(err);
+  try {
+    agree();
+  } catch (...) {
+    try {
+      drain<Target>(ids);  // the scratch slots are not left in use
+    } catch (...) {
+    }
+    throw;
+  }
+  std::optional<Res> acc;
+  try {
+    if (!err) {
+      drain<Target>(ids);
+      for (const int i : live) {
+        const auto k = static_cast<std::size_t>(i);
+        if (slot[k].slot) std::memcpy(static_cast<void*>(&*val[k]), slot[k].slot, sizeof(Res));
+        acc = acc ? acc_op<Res, Op>{op}(*acc, *val[k]) : *val[k];
+      }
+    }
+  } catch (...) {
+    err = std::current_exception();
+  }
+  if (!multi) {
+    if (err) std::rethrow_exception(err);
+    if (!acc) throw value_error(std::string(name) + ": no shard holds rows (internal: the caller checks the count)");
+    return *acc;
+  }
   struct message {
     std::int64_t failed, has;
     Res value;
   };
   message m{};
-  std::exception_ptr err;
-  std::optional<array<Res, Target>> mine;
-  try {
-    mine = local(false);  // enqueued: the agreement exchange overlaps it
-  } catch (...) {
-    err = std::current_exception();
-  }
-  agree();  // the ranks' agreement on the call (collective; shape_error on every rank)
-  try {
-    if (mine && !err) {
-      device_guard<Target> g(d[0]);
-      memory<Target>::copy_to_host(&m.value, mine->data(), sizeof(Res), mine->stream());  // waits for the partial
-      m.has = 1;
-    }
-  } catch (...) {
-    err = std::current_exception();
-  }
   m.failed = err ? 1 : 0;
-  m.has = err ? 0 : m.has;
+  m.has = !err && acc ? 1 : 0;
+  if (m.has) m.value = *acc;
   const auto all = d.comm().allgather(m);
   if (err) std::rethrow_exception(err);
-  std::optional<Res> acc;
+  std::optional<Res> total;
   for (std::size_t r = 0; r < all.size(); ++r) {
     if (all[r].failed) throw rank_failed(name, r);
-    if (all[r].has) acc = acc ? acc_op<Res, Op>{op}(*acc, all[r].value) : all[r].value;
+    if (all[r].has) total = total ? acc_op<Res, Op>{op}(*total, all[r].value) : all[r].value;
   }
-  if (!acc) throw value_error(std::string(name) + ": no rank holds rows (internal: the caller checks the count)");
-  return *acc;
-}
-
-/// A whole reduction's value in one process (host_foldable): each live shard's
-/// 0-d partial copied to the host as it completes and folded there in shard
-/// order. Cheaper than an NCCL reduce, its drain and a copy back of the result
-/// (two H200s, sum of 2 x 2^30 floats: the fixed cost of the combination is what
-/// separates two GPUs' throughput from twice one GPU's).
-template <class Target, class Res, class Op>
-Res fold_values_on_host(const std::vector<int>& live, const std::vector<int>& ids, const Op& op, const char* name,
-                        function_ref<array<Res, Target>(int, stream_ref)> make) {
-  return with_partials<Target, Res>(live, ids, make, [&](std::vector<array<Res, Target>>& partial) {
-    std::optional<Res> acc;
-    for (const int i : live) {
-      const auto& a = partial[static_cast<std::size_t>(i)];
-      device_guard<Target> g(ids[static_cast<std::size_t>(i)]);
-      Res v{};
-      memory<Target>::copy_to_host(&v, a.data(), sizeof(Res), a.stream());  // waits for this shard's partial
-      acc = acc ? acc_op<Res, Op>{op}(*acc, v) : v;
-    }
-    if (!acc) throw value_error(std::string(name) + ": no shard holds rows (internal: the caller checks the count)");
-    return *acc;
-  });
+  if (!total) throw value_error(std::string(name) + ": no rank holds rows (internal: the caller checks the count)");
+  return *total;
 }
 
 // ---- lazy expressions over sharded arrays ------------------------------------
@@ -1885,15 +1896,27 @@ struct sharded_ops {
       return combine_local<Target, UsedOp, Res>(live, ids, used_op, r.name(), make_partial, wait);
     };
     if constexpr (scalar && host_foldable<Target, UsedOp, Res>()) {
-      if (multi) {  // a whole reduction across processes: the ranks' values folded on the host
-        const Res v = fold_value_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op, agree_later);
-        if constexpr (is_mean) return finish_fn<finish_mean<Res>>{finish_mean<Res>{red_count}}(v);
-        else return v;
-      } else {  // in one process: the shards' values folded on the host
-        const Res v = fold_values_on_host<Target, Res>(live, ids, used_op, r.name(), make_partial);
-        if constexpr (is_mean) return finish_fn<finish_mean<Res>>{finish_mean<Res>{red_count}}(v);
-        else return v;
-      }
+      // A whole reduction: every shard's value to the host (deferred, no
+      // partial array), folded there (and across processes, over the ranks).
+      auto make_value = [&](int i, stream_ref st, deferred_value& dv) -> Res {
+        if (ring) {  // (the ring's 0-d fold, read back and freed)
+          auto& part = ringed[static_cast<std::size_t>(i)];
+          Res v{};
+          memory<Target>::copy_to_host(&v, part->data(), sizeof(Res), st);
+          part.reset();
+          return v;
+        }
+        if constexpr (is_mean) return static_cast<Res>(shard_value(mean_sum, *prep, i, st, dv));
+        else if (i == live[0] && init_here) return static_cast<Res>(shard_value(r, *prep, i, st, dv));  // the initial value once
+        else return static_cast<Res>(shard_value(rest, *prep, i, st, dv));
+      };
+      auto start = [&] {
+        if (ring && multi) ring_all();
+      };
+      const Res v = fold_shard_values<Target, Res>(p.devices, ids, live, used_op, r.name(), start, make_value,
+                                                   [&] { if (multi) agree_later(); });
+      if constexpr (is_mean) return finish_fn<finish_mean<Res>>{finish_mean<Res>{red_count}}(v);
+      else return v;
     }
     {
       Arr out = multi ? fold_across_ranks<Target, Res>(p.devices, r.name(), local_part, used_op,
@@ -1949,6 +1972,13 @@ struct sharded_ops {
   /// (one call form for every spelling of the call's controls); a whole
   /// reduction (Scalar) as a 0-d array over every axis, on the device (no host
   /// round trip per device: the partials are combined there).
+  /// Shard i's whole reduction with `red` to a host value, deferred where the
+  /// backend can (defer_to: `d.slot` then names where the value will be once
+  /// the shard's stream is synchronised; the returned value is a placeholder).
+  template <class Red, class Prep>
+  static auto shard_value(const Red& red, Prep& prepared, int i, stream_ref st, deferred_value& d) {
+    return std::apply([&](auto&... q) { return red(pick_arg(q, i)..., st, defer_to{&d}); }, prepared);
+  }
   template <bool Scalar, class Red, class Prep>
   static auto shard_reduce(const Red& red, Prep& prepared, int i, stream_ref st, const shard_axes& sa) {
     return std::apply(

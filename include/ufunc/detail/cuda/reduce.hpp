@@ -73,6 +73,24 @@ struct reduce_backend<target::cuda> {
   template <class Res, class Job>
   static Res to_host(const Job& j, stream_ref s) {
 #if defined(__CUDACC__)
+    const Res* slot = enqueue_to_host<Res>(j, s);
+    UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+    return *slot;
+#else
+    (void)j, (void)s;
+    cuda_launch::require_nvcc<Job>();
+    return Res{};
+#endif
+  }
+
+  static constexpr bool defers_values = true;
+  /// to_host without the wait: the value will be in the returned pinned slot
+  /// (this thread's, for the current device) once `s` is synchronised, until
+  /// the next reduction to a host value on this thread and device (which
+  /// reuses the slot and the scratch block: the caller waits for `s` first).
+  template <class Res, class Job>
+  static const Res* enqueue_to_host(const Job& j, stream_ref s) {
+#if defined(__CUDACC__)
     if constexpr (job_widens<Job>::value) {
       using WJ = wide_job<Job>;
       const typename WJ::source ws(j.src);
@@ -83,7 +101,7 @@ struct reduce_backend<target::cuda> {
 #else
     (void)j, (void)s;
     cuda_launch::require_nvcc<Job>();
-    return Res{};
+    return nullptr;
 #endif
   }
 
@@ -112,7 +130,7 @@ struct reduce_backend<target::cuda> {
   }
 
   template <class Res, class Job>
-  static Res to_host_engines(const Job& j, stream_ref s) {
+  static const Res* to_host_engines(const Job& j, stream_ref s) {
     using Src = bare_t<decltype(j.src)>;
     static_assert(sizeof(Res) <= result_slot);
     auto& scratch = reduce_scratch::get();
@@ -143,8 +161,7 @@ struct reduce_backend<target::cuda> {
     } else {
       throw std::logic_error("ufunc internal error: a dense whole-array reduction has a strided layout");
     }
-    UFUNC_CUDA_CHECK(cudaStreamSynchronize(s.get()));
-    return *static_cast<const Res*>(scratch.pinned());
+    return static_cast<const Res*>(scratch.pinned());
   }
 #endif
 
