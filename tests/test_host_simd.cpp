@@ -17,6 +17,9 @@
 #include <limits>
 #include <random>
 #include <string>
+#if defined(__x86_64__) && defined(__GNUC__)
+#  include <cpuid.h>
+#endif
 #include <vector>
 
 using ufunc::index_t;
@@ -111,6 +114,54 @@ TEST_CASE("host SIMD: UFUNC_HOST_SIMD caps the detected set") {
   else
     unsetenv("UFUNC_HOST_SIMD");
 }
+
+#if UFUNC_HOST_DISPATCH
+namespace {
+/// XINUSE's AVX upper-state bits (XGETBV with ECX = 1: bit 2, the upper halves of
+/// ymm0-15; bit 6, of zmm0-15), or -1 where it cannot be read or does not mean it:
+/// only Intel CPUs are checked (they are the ones whose legacy-SSE code pays for a
+/// dirty upper state, and they report its clean state there).
+long long upper_state_in_use() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(0, &a, &b, &c, &d) || !(b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e)) return -1;  // GenuineIntel
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return -1;  // OSXSAVE
+  if (__get_cpuid_max(0, nullptr) < 0xd) return -1;
+  __cpuid_count(0xd, 1, a, b, c, d);
+  if (!(a & (1u << 2))) return -1;  // XGETBV with ECX = 1
+  unsigned lo = 0, hi = 0;
+  asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
+  return static_cast<long long>(lo & ((1u << 2) | (1u << 6)));
+}
+}  // namespace
+
+TEST_CASE("host SIMD: a clone leaves the vector registers' upper halves clean (vzeroupper at any -O level)") {
+  // Without it, a -Og build's legacy-SSE code ran 20x slower after any AVX-512
+  // clone on Intel (the host suite's pairwise case: 4.5 s alone, 100+ s after a matmul).
+  using H = ufunc::target::host;
+  std::mt19937_64 g(test::fresh_seed());
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> a(64 * 64), b(64 * 64);
+  for (auto& v : a) v = u(g);
+  for (auto& v : b) v = u(g);
+  const auto A = ufunc::asarray<H>(a, ufunc::shape{64, 64}), B = ufunc::asarray<H>(b, ufunc::shape{64, 64});
+  for (const host::simd_isa isa : runnable()) {
+    CAPTURE(name_of(isa));
+    isa_scope scope(isa);
+    auto c = ufunc::matmul(A, B);  // simd_run_fused
+    const long long after_matmul = upper_state_in_use();
+    const float s = ufunc::sum(A);  // simd_run
+    const long long after_sum = upper_state_in_use();
+    if (after_matmul < 0) {
+      MESSAGE("XINUSE not checked on this CPU");
+      break;
+    }
+    CHECK(after_matmul == 0);
+    CHECK(after_sum == 0);
+    CHECK(std::isfinite(s));
+    CHECK(c.size() == 64 * 64);
+  }
+}
+#endif
 
 TEST_CASE("host SIMD: every instruction set gives the scalar loop's bits") {
   using H = ufunc::target::host;

@@ -119,22 +119,46 @@ UFUNC_HOST_LOOP_ATTR void simd_run_fused_native(const Body& body) {
 }
 
 #if UFUNC_HOST_DISPATCH
+// Each clone clears the vector registers' upper halves (vzeroupper) before it
+// returns to baseline (SSE) code. GCC inserts that itself only from -O2 on (its
+// pass needs -fexpensive-optimizations); at -O1 or -Og the dirty upper state
+// outlived the clone, and on Intel CPUs every later legacy-SSE instruction of the
+// process paid for it: in CI's -Og + ASan build the host suite's pairwise case ran
+// 4.5 s alone and 100-125 s after any host matmul (Xeon, 1 thread; bench/NOTES.md,
+// twenty-first session). (The returned value is a scalar or void: only the upper
+// halves are cleared.)
 template <class Body>
 __attribute__((target("avx2"), optimize("fp-contract=off" UFUNC_HOST_O3))) auto simd_run_avx2(const Body& body) {
-  return body();
+  if constexpr (std::is_void_v<decltype(body())>) {
+    body();
+    __builtin_ia32_vzeroupper();
+  } else {
+    auto r = body();
+    __builtin_ia32_vzeroupper();
+    return r;
+  }
 }
 template <class Body>
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"), optimize("fp-contract=off" UFUNC_HOST_O3))) auto simd_run_avx512(
     const Body& body) {
-  return body();
+  if constexpr (std::is_void_v<decltype(body())>) {
+    body();
+    __builtin_ia32_vzeroupper();
+  } else {
+    auto r = body();
+    __builtin_ia32_vzeroupper();
+    return r;
+  }
 }
 template <class Body>
 UFUNC_HOST_LOOP_ATTR __attribute__((target("avx2,fma"))) void simd_run_fused_avx2(const Body& body) {
   body(std::integral_constant<int, 32>{});
+  __builtin_ia32_vzeroupper();
 }
 template <class Body>
 UFUNC_HOST_LOOP_ATTR __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))) void simd_run_fused_avx512(const Body& body) {
   body(std::integral_constant<int, 64>{});
+  __builtin_ia32_vzeroupper();
 }
 #endif
 
