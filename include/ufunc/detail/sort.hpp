@@ -37,6 +37,7 @@
 #include "parallel_for.hpp"
 #include "reduce_source.hpp"
 #include "scan.hpp"
+#include "sort_bits.hpp"
 
 #include UFUNC_CUDA_BACKEND("cuda/sort.hpp")
 
@@ -135,41 +136,63 @@ struct row_keys {
   index_t rows, L;
 };
 /// `backend_prep`: the backend copies floating keys itself (its
-/// run_float_rows), so contiguous rows are used in place.
-template <class Target, class T>
+/// run_float_rows), so contiguous rows are used in place. OrderBits: the
+/// copy holds each key's order bits instead (sort_key_bits; bool and unsigned
+/// keys, whose bits are their order, are used in place when contiguous).
+template <bool OrderBits = false, class Target, class T>
 row_keys<T, Target> keys_along(const array_view<const T, Target>& x, int axis, stream_ref s, bool backend_prep = false) {
   const array_view<const T, Target> mv = x.permuted(axis_last(x.ndim(), axis));
   const index_t n = x.size(), L = x.shape()[axis];
-  const bool copy = n > 0 && ((element_traits<T>::is_floating && !backend_prep) || !mv.is_contiguous());
+  const bool copy = n > 0 && ((element_traits<T>::is_floating && !backend_prep) || !mv.is_contiguous() ||
+                              (OrderBits && std::is_signed_v<T>));
   row_keys<T, Target> k{array<T, Target>(copy ? mv.shape() : shape(0), s), mv.data(), mv.shape(), n > 0 ? n / L : 0, L};
   if (copy) {
-    copy_through<Target>(sort_key_prep<T>{}, k.prep.view(), mv, s);
+    if constexpr (OrderBits) copy_through<Target>(sort_key_bits<T>{}, k.prep.view(), mv, s);
+    else copy_through<Target>(sort_key_prep<T>{}, k.prep.view(), mv, s);
     k.data = k.prep.data();
   }
   return k;
 }
 
-template <class Target, class T>
-sorted_rows<T, Target> sort_rows(const array_view<const T, Target>& x, int axis, bool want_index, bool descending,
-                                 stream_ref s) {
-  // Floating keys only over several rows: a backend with its own key copy
-  // (CUDA: NaNs made +inf and counted in the same pass) takes contiguous rows as
-  // they are, which saves the canonical copy's pass.
-  const bool backend_prep = sort_backend<Target>::float_rows_prep && element_traits<T>::is_floating && !want_index &&
-                            x.size() > x.shape()[axis];
-  auto k = keys_along(x, axis, s, backend_prep);
-  sorted_rows<T, Target> r{array<T, Target>(k.moved, s), array<index_t, Target>(want_index ? k.moved : shape(0), s),
-                           k.moved, k.rows, k.L};
-  // Step 2.
-  if constexpr (sort_backend<Target>::float_rows_prep) {
-    if (backend_prep && k.prep.size() == 0) {
-      sort_backend<Target>::run_float_rows(k.data, r.rows, r.L, r.keys.data(), descending, s);
-      return r;
+/// Keys: the sorted keys wanted (r.keys; else left empty); Index: the
+/// positions (r.index). Each combination compiles only the backend sort it
+/// runs: keys only ascending (sort, unique) the backend's run_keys; positions
+/// only ascending (argsort) on a backend that sorts order bits
+/// (sorts_order_bits: CUDA) its run_bits, the bits made in the key copy;
+/// everything else (topk, unique's indices) its run.
+template <bool Keys, bool Index, bool Descending, class Target, class T>
+sorted_rows<T, Target> sort_rows(const array_view<const T, Target>& x, int axis, stream_ref s) {
+  static_assert(Keys || Index, "sort_rows: keys, positions or both");
+  if constexpr (!Keys && !Descending && sort_backend<Target>::sorts_order_bits) {
+    auto k = keys_along<true>(x, axis, s);
+    sorted_rows<T, Target> r{array<T, Target>(shape(0), s), array<index_t, Target>(k.moved, s), k.moved, k.rows, k.L};
+    if (x.size() > 0) sort_backend<Target>::run_bits(k.data, r.rows, r.L, r.index.data(), s);
+    return r;
+  } else if constexpr (!Index && !Descending) {
+    // Floating keys over several rows: a backend with its own key copy (CUDA:
+    // NaNs made +inf and counted in the same pass) takes contiguous rows as
+    // they are, which saves the canonical copy's pass.
+    const bool backend_prep =
+        sort_backend<Target>::float_rows_prep && element_traits<T>::is_floating && x.size() > x.shape()[axis];
+    auto k = keys_along(x, axis, s, backend_prep);
+    sorted_rows<T, Target> r{array<T, Target>(k.moved, s), array<index_t, Target>(shape(0), s), k.moved, k.rows, k.L};
+    if constexpr (sort_backend<Target>::float_rows_prep) {
+      if (backend_prep && k.prep.size() == 0) {
+        sort_backend<Target>::run_float_rows(k.data, r.rows, r.L, r.keys.data(), s);
+        return r;
+      }
     }
+    if (x.size() > 0) sort_backend<Target>::run_keys(k.data, r.rows, r.L, r.keys.data(), s);
+    return r;
+  } else {
+    auto k = keys_along(x, axis, s);
+    sorted_rows<T, Target> r{array<T, Target>(Keys ? k.moved : shape(0), s),
+                             array<index_t, Target>(Index ? k.moved : shape(0), s), k.moved, k.rows, k.L};
+    if (x.size() > 0)
+      sort_backend<Target>::run(k.data, r.rows, r.L, Keys ? r.keys.data() : nullptr, Index ? r.index.data() : nullptr,
+                                Descending, s);
+    return r;
   }
-  if (x.size() > 0)
-    sort_backend<Target>::run(k.data, r.rows, r.L, r.keys.data(), want_index ? r.index.data() : nullptr, descending, s);
-  return r;
 }
 
 /// `rows` (contiguous, of x's shape with the axis moved last; any extent along
@@ -190,12 +213,12 @@ array<T, Target> axis_back(array<T, Target>&& rows, int nd, int axis, stream_ref
 /// x sorted, or argsorted, along `axis` (already normalised).
 template <class Target, class T>
 array<T, Target> sort_values(const array_view<const T, Target>& x, int axis, stream_ref s) {
-  auto r = sort_rows(x, axis, false, false, s);
+  auto r = sort_rows<true, false, false>(x, axis, s);
   return axis_back(std::move(r.keys), x.ndim(), axis, s);
 }
 template <class Target, class T>
 array<index_t, Target> argsort_indices(const array_view<const T, Target>& x, int axis, stream_ref s) {
-  auto r = sort_rows(x, axis, true, false, s);
+  auto r = sort_rows<false, true, false>(x, axis, s);
   return axis_back(std::move(r.index), x.ndim(), axis, s);
 }
 
@@ -239,7 +262,7 @@ topk_rows<T, Target> topk_along(const array_view<const T, Target>& x, index_t k,
     done = true;
   }
   if (!done) {  // the first k of each fully sorted row
-    auto r = sort_rows(x, axis, true, largest, s);
+    auto r = largest ? sort_rows<true, true, true>(x, axis, s) : sort_rows<true, true, false>(x, axis, s);
     for_n<Target>(v.size(), first_k<T>{r.keys.data(), v.data(), r.L, k}, s);
     for_n<Target>(i.size(), first_k<index_t>{r.index.data(), i.data(), r.L, k}, s);
   }
@@ -307,7 +330,7 @@ unique_parts<T, Target> unique_along(const array_view<const T, Target>& x, bool 
   array<T, Target> flat(x.is_contiguous() ? shape(0) : x.shape(), s);
   if (flat.size() > 0) copy_through<Target>(cast_to<T>{}, flat.view(), x, s);
   const array_view<const T, Target> x1(x.is_contiguous() ? x.data() : flat.data(), shape(n));
-  auto r = sort_rows(x1, 0, want_perm, false, s);
+  auto r = want_perm ? sort_rows<true, true, false>(x1, 0, s) : sort_rows<true, false, false>(x1, 0, s);
   unique_parts<T, Target> u{array<T, Target>(shape(0), s), array<index_t, Target>(shape(0), s),
                             array<index_t, Target>(want_inverse ? x.shape() : shape(0), s),
                             array<index_t, Target>(shape(0), s)};

@@ -92,8 +92,16 @@ struct sort_backend<target::host> {
     else host::parallel_n(rows, row);
   }
 
+  /// Keys only, ascending: run without positions.
+  template <class T>
+  static void run_keys(const T* keys, index_t rows, index_t L, T* keys_out, stream_ref s) {
+    run(keys, rows, L, keys_out, nullptr, false, s);
+  }
+
   /// No float-key copy of its own: run takes the caller's canonical key-prep copy.
   static constexpr bool float_rows_prep = false;
+  /// Sorts the keys themselves (argsort too: no order bits, no run_bits).
+  static constexpr bool sorts_order_bits = false;
   static constexpr index_t select_below = 8;
   /// topk takes select() when k <= L / select_below, for every key type.
   template <class T>
