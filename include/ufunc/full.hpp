@@ -16,7 +16,7 @@ namespace ufunc {
 template <class T, class Target = target::device>
 array<T, Target> full(const shape& s, T value, stream_ref st = {}) {
   array<T, Target> a(s, st);
-  detail::fill_layout<Target, T>(a.data(), detail::contiguous_layout(a.data(), sizeof(T), s), value, st);
+  detail::fill_contiguous<Target, T>(a.data(), s.count(), value, st);
   return a;
 }
 

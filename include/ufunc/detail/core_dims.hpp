@@ -56,6 +56,19 @@ struct core_fn {
     for (int j = 0; j < static_cast<int>(I); ++j) s += c[j] > 0 ? c[j] : 1;
     return static_cast<std::size_t>(s);
   }
+  /// Whether split argument `pos` is the first value of an input: the split
+  /// arguments of one vec input share its shape, so a layout never tells them
+  /// apart (the pairwise kernels' fixed roles, cuda/reduce.hpp, are compiled
+  /// only for splits between inputs).
+  static UFUNC_HD constexpr bool starts_input(std::size_t pos) {
+    constexpr int c[] = {Core...};
+    std::size_t s = 0;
+    for (int x : c) {
+      if (s == pos) return true;
+      s += x > 0 ? static_cast<std::size_t>(x) : 1;
+    }
+    return s == pos;
+  }
 
   UFUNC_EXEC_CHECK_DISABLE
   template <class... X>

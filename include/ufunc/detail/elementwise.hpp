@@ -42,6 +42,16 @@ void fill_layout(T* p, const operand_layout& dst, T value, stream_ref s) {
                              cuda::std::tuple<>{}, std::array<operand_layout, 1>{dst}, s);
 }
 
+/// The n contiguous T at p = value: the flat kernel alone (a fresh array's
+/// fill; fill_layout compiles every layout's kernel).
+template <class Target, class T>
+void fill_contiguous(T* p, index_t n, T value, stream_ref s) {
+  if (n == 0) return;
+  elementwise_backend<Target>::template run_flat<T, 1>(fill_value<T>{value}, cuda::std::make_tuple(p), cuda::std::tuple<>{},
+                                                       std::array<operand_layout, 1>{contiguous_layout(p, sizeof(T), shape(n))},
+                                                       n, s);
+}
+
 /// dst = OutT(src) elementwise, for the layouts of the elements at `d` and `x`
 /// (src has dst's shape or broadcasts to it).
 template <class Target, class OutT, class InT>

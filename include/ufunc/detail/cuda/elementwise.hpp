@@ -56,11 +56,7 @@ struct elementwise_backend<target::cuda> {
 #if defined(__CUDACC__)
     using sz = access_sizes<Outs, Ins>;
     constexpr int NOUT = result_traits<R>::nout;
-    if (flat) {
-      if constexpr (sz::flat_vec > 1)
-        if (aligned_to(ops, sz::flat_vec)) return launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
-      return launch_flat<1, R>(f, outs, ins, n, s);
-    }
+    if (flat) return run_flat<R, NOPS>(f, outs, ins, ops, n, s);
     // N-d: inputs whose fast dim is not the outputs' go through shared-memory
     // tiles; otherwise long rows take the row-tiled kernel, short ones the
     // per-element one; 32-bit index math whenever every index and offset fits.
@@ -82,6 +78,22 @@ struct elementwise_backend<target::cuda> {
     else
       launch_nd<E, std::uint64_t, R>(f, outs, ins, make_plan<NOPS, std::uint64_t>(m), n, out_flat, s);
 #else
+    cuda_launch::require_nvcc<F>();
+#endif
+  }
+
+  /// The flat path alone: every operand contiguous and row-major over n
+  /// elements (a fresh array's fill compiles this kernel and no other).
+  template <class R, int NOPS, class F, class Outs, class Ins>
+  static void run_flat(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& ops,
+                       index_t n, stream_ref s) {
+#if defined(__CUDACC__)
+    using sz = access_sizes<Outs, Ins>;
+    if constexpr (sz::flat_vec > 1)
+      if (aligned_to(ops, sz::flat_vec)) return launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
+    launch_flat<1, R>(f, outs, ins, n, s);
+#else
+    (void)f, (void)outs, (void)ins, (void)ops, (void)n, (void)s;
     cuda_launch::require_nvcc<F>();
 #endif
   }

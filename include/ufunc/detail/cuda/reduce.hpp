@@ -426,6 +426,7 @@ struct reduce_backend<target::cuda> {
   template <int B, int IPT, class Src, class Op, class Store, std::size_t... S>
   static auto pick_pairwise_kernel(unsigned jmask, std::index_sequence<S...>) {
     using Ins = bare_t<decltype(std::declval<Src>().ins)>;
+    using Map = bare_t<decltype(std::declval<Src>().map)>;
     auto* kernel = reduce_pairwise_kernel<B, IPT, pair_runtime_mask, Src, Op, Store>;
     bool found = false;
     auto consider = [&](auto mask_c) {
@@ -437,10 +438,16 @@ struct reduce_backend<target::cuda> {
         }
     };
     // Inputs 0 .. S-1 along i, the rest along j, for S = 1 .. NIN-1 (up to 8
-    // inputs): the order of x_i, y_j, b_j. Other layouts take run-time roles
-    // (each fixed pattern is a kernel compiled at every such call site).
+    // inputs) where S starts one of the call's inputs (a vec<D> input's D
+    // values share its layout): the order of x_i, y_j, b_j. Other layouts take
+    // run-time roles (each fixed pattern is a kernel compiled at every such
+    // call site: a map of vec<3> x, vec<3> y and b compiled six, four of them
+    // for layouts no call can have).
     if constexpr (sizeof...(S) <= 8)
-      (consider(std::integral_constant<unsigned, (S == 0 ? 0u : pair_split_mask<Ins, S>::value)>{}), ...);
+      (consider(std::integral_constant<unsigned, (S == 0 || !pair_split_ok<Map, S>::value
+                                                      ? 0u
+                                                      : pair_split_mask<Ins, S>::value)>{}),
+       ...);
     return kernel;
   }
 

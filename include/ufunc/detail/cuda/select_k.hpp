@@ -117,6 +117,7 @@ struct select_k_backend<target::cuda> {
   template <int B, int IPT, int K, bool Largest, class Src, class V, std::size_t... S>
   static auto pick_pairwise_kernel(unsigned jmask, std::index_sequence<S...>) {
     using Ins = bare_t<decltype(std::declval<Src>().ins)>;
+    using Map = bare_t<decltype(std::declval<Src>().map)>;
     auto* kernel = select_k_pairwise_kernel<B, IPT, K, Largest, pair_runtime_mask, Src, V>;
     bool found = false;
     auto consider = [&](auto mask_c) {
@@ -128,7 +129,10 @@ struct select_k_backend<target::cuda> {
         }
     };
     if constexpr (sizeof...(S) <= 8)
-      (consider(std::integral_constant<unsigned, (S == 0 ? 0u : pair_split_mask<Ins, S>::value)>{}), ...);
+      (consider(std::integral_constant<unsigned, (S == 0 || !pair_split_ok<Map, S>::value
+                                                      ? 0u
+                                                      : pair_split_mask<Ins, S>::value)>{}),
+       ...);
     return kernel;
   }
 

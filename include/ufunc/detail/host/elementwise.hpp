@@ -141,6 +141,12 @@ struct elementwise_backend<target::host> {
     else
       host::nd<R>(f, outs, ins, m, n);
   }
+  /// The flat path alone: every operand contiguous and row-major over n elements.
+  template <class R, int NOPS, class F, class Outs, class Ins>
+  static void run_flat(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>&, index_t n,
+                       stream_ref) {
+    host::flat<R>(f, outs, ins, n);
+  }
 };
 
 }  // namespace ufunc::detail

@@ -103,6 +103,15 @@ struct pair_split_mask<cuda::std::tuple<Ops...>, S> {
   }();
 };
 
+/// Whether the dispatch compiles fixed roles split at input S of Map's split
+/// arguments: only where an original input starts (Map::starts_input, the
+/// vec<D> wrapper core_fn's), else everywhere (every argument is an input).
+template <class Map, std::size_t S, class = void>
+struct pair_split_ok : std::true_type {};
+template <class Map, std::size_t S>
+struct pair_split_ok<Map, S, std::void_t<decltype(Map::starts_input(S))>>
+    : std::bool_constant<Map::starts_input(S)> {};
+
 /// Per output slot, each input's value where it does not move along j.
 template <int IPT, class Ins>
 struct pair_ivals;
