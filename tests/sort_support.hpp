@@ -314,10 +314,11 @@ void unique_case(std::mt19937_64& g) {
 /// sort_case and unique_case for each of Ts. The test files together cover every
 /// key the engines treat differently: bool, signed and unsigned integers of each
 /// width CUB's radix sort sees, the four floats (NaN, the 16-bit floats through
-/// float). Not uint8 and uint64 (each its own CUB sorts, 10-15 s of nvcc): no
-/// code of the library tells them from uint16/uint32, and CUB sorts their
-/// widths unsigned already (bool as 1-byte unsigned bits, double's argsort on
-/// unsigned 8-byte keys); the oracle's sort category runs uint8.
+/// float). Not uint8 and uint64 (each its own CUB keys sorts, several s of
+/// nvcc): no code of the library tells them from uint16/uint32, and the GPU's
+/// pairs sorts run on unsigned order bits of each width already (bool's and
+/// int8's on 1-byte ones, double's and int64's on 8-byte ones); the oracle's
+/// sort category runs uint8.
 template <class Tg, class... Ts>
 void types_cases(std::mt19937_64& g, int reps) {
   test::for_each_type<Ts...>([&](auto t) {

@@ -112,9 +112,9 @@ void copy_through(const F& f, const array_view<T, Target>& dst, const array_view
                              std::array<operand_layout, 2>{view_layout(dst), view_layout(src)}, s);
 }
 
-/// x's rows along one axis, sorted: keys (rows x L, row-major, the axis last:
-/// x's shape with the axis moved last) and, when asked for, each element's
-/// position along the axis (index_t, the same shape). Ascending (NaNs last)
+/// x's rows along one axis, sorted: the keys (rows x L, row-major, the axis
+/// last: x's shape with the axis moved last) and each element's position along
+/// the axis (index_t, the same shape), each only when asked for (else empty). Ascending (NaNs last)
 /// or descending (NaNs first); stable either way. `moved` is x's shape with the
 /// axis last; rows = x.size() / L.
 template <class T, class Target>

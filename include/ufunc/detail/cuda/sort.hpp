@@ -19,9 +19,9 @@
 //   where wanted, come back from the sorted bits (a zero's sign from its key).
 //   argsort's bits are made in detail/sort.hpp's key copy. So a translation
 //   unit compiles CUB's pairs sorts once per key width, and no descending
-//   sort: a sort call site cost 42 s of nvcc -O3 with every CUB sort
-//   instantiated for its key type (bench/NOTES.md, session of 2026-11-30,
-//   twenty-second).
+//   sort: a sort or argsort call site cost about 40 s of nvcc -O3 with every
+//   CUB sort instantiated for its key type, 12 s now (bench/NOTES.md,
+//   session of 2026-11-30, twenty-second).
 //
 // Temporaries (stream-ordered, through the library's memory resource): CUB's
 // own storage (about one more copy of the keys and of the payload), the
@@ -82,9 +82,10 @@ struct sort_nan_to_inf {
     dst[i] = v;
   }
 };
-/// ... and the last nan[r] elements of each sorted row r become NaN again: 2^lanes items a row, item c writing the row's
-/// NaN positions c, c + 2^lanes, ... (the items touch only the NaNs; one item
-/// an element would divide by L for each of the n elements).
+/// ... and the last nan[r] elements of each sorted row r become NaN again:
+/// 2^lanes items a row, item c writing the row's NaN positions c, c + 2^lanes,
+/// ... (the items touch only the NaNs; one item an element would divide by L
+/// for each of the n elements).
 template <class T>
 struct sort_nan_back {
   T* k;
