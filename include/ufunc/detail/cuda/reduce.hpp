@@ -425,8 +425,6 @@ struct reduce_backend<target::cuda> {
   }
   template <int B, int IPT, class Src, class Op, class Store, std::size_t... S>
   static auto pick_pairwise_kernel(unsigned jmask, std::index_sequence<S...>) {
-    using Ins = bare_t<decltype(std::declval<Src>().ins)>;
-    using Map = bare_t<decltype(std::declval<Src>().map)>;
     auto* kernel = reduce_pairwise_kernel<B, IPT, pair_runtime_mask, Src, Op, Store>;
     bool found = false;
     auto consider = [&](auto mask_c) {
@@ -444,10 +442,7 @@ struct reduce_backend<target::cuda> {
     // call site: a map of vec<3> x, vec<3> y and b compiled six, four of them
     // for layouts no call can have).
     if constexpr (sizeof...(S) <= 8)
-      (consider(std::integral_constant<unsigned, (S == 0 || !pair_split_ok<Map, S>::value
-                                                      ? 0u
-                                                      : pair_split_mask<Ins, S>::value)>{}),
-       ...);
+      (consider(std::integral_constant<unsigned, pair_fixed_mask<Src, S>>{}), ...);
     return kernel;
   }
 

@@ -116,8 +116,6 @@ struct select_k_backend<target::cuda> {
   /// read at run time.
   template <int B, int IPT, int K, bool Largest, class Src, class V, std::size_t... S>
   static auto pick_pairwise_kernel(unsigned jmask, std::index_sequence<S...>) {
-    using Ins = bare_t<decltype(std::declval<Src>().ins)>;
-    using Map = bare_t<decltype(std::declval<Src>().map)>;
     auto* kernel = select_k_pairwise_kernel<B, IPT, K, Largest, pair_runtime_mask, Src, V>;
     bool found = false;
     auto consider = [&](auto mask_c) {
@@ -129,10 +127,7 @@ struct select_k_backend<target::cuda> {
         }
     };
     if constexpr (sizeof...(S) <= 8)
-      (consider(std::integral_constant<unsigned, (S == 0 || !pair_split_ok<Map, S>::value
-                                                      ? 0u
-                                                      : pair_split_mask<Ins, S>::value)>{}),
-       ...);
+      (consider(std::integral_constant<unsigned, pair_fixed_mask<Src, S>>{}), ...);
     return kernel;
   }
 

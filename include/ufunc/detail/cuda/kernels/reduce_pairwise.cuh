@@ -112,6 +112,14 @@ template <class Map, std::size_t S>
 struct pair_split_ok<Map, S, std::void_t<decltype(Map::starts_input(S))>>
     : std::bool_constant<Map::starts_input(S)> {};
 
+/// The fixed-role mask the dispatch compiles for split S of Src's inputs: 0
+/// (none) for S = 0 and for a split inside a vec<D> input.
+template <class Src, std::size_t S>
+inline constexpr unsigned pair_fixed_mask =
+    S == 0 || !pair_split_ok<std::remove_cv_t<std::remove_reference_t<decltype(std::declval<Src>().map)>>, S>::value
+        ? 0u
+        : pair_split_mask<std::remove_cv_t<std::remove_reference_t<decltype(std::declval<Src>().ins)>>, S>::value;
+
 /// Per output slot, each input's value where it does not move along j.
 template <int IPT, class Ins>
 struct pair_ivals;
