@@ -149,7 +149,7 @@ TEST_CASE("host SIMD: a clone leaves the vector registers' upper halves clean (v
     isa_scope scope(isa);
     auto c = ufunc::matmul(A, B);  // simd_run_fused
     const long long after_matmul = upper_state_in_use();
-    const float s = ufunc::sum(A);  // simd_run
+    const float s = ufunc::sum(A);  // a plain sum (not cloned): the state must still be clean after it
     const long long after_sum = upper_state_in_use();
     if (after_matmul < 0) {
       MESSAGE("XINUSE not checked on this CPU");
