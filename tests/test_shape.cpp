@@ -326,3 +326,89 @@ TEST_CASE("staged_inputs: the mixed-layout tile path takes inputs whose fast dim
     CHECK(staged_inputs<2>(m, ops, 1) == (std::uint64_t(1) << 1));
   }
 }
+
+namespace {
+/// Every element of a merged layout as its operands' offsets (first[k] added),
+/// in row-major order of the layout's dims.
+template <int NOPS>
+void offsets_of(const ufunc::detail::merged_layout<NOPS>& m, const std::array<index_t, NOPS>& first,
+                std::vector<std::array<index_t, NOPS>>& out) {
+  index_t n = 1;
+  for (int d = 0; d < m.ndim; ++d) n *= m.dims[static_cast<std::size_t>(d)];
+  for (index_t i = 0; i < n; ++i) {
+    std::array<index_t, NOPS> o = first;
+    index_t r = i;
+    for (int d = m.ndim - 1; d >= 0; --d) {
+      const auto ud = static_cast<std::size_t>(d);
+      const index_t c = r % m.dims[ud];
+      r /= m.dims[ud];
+      for (int k = 0; k < NOPS; ++k) o[static_cast<std::size_t>(k)] += c * m.strides[static_cast<std::size_t>(k)][ud];
+    }
+    out.push_back(o);
+  }
+}
+}  // namespace
+
+TEST_CASE("for_each_32bit_piece: pieces within the limit cover every element once, at the same offsets") {
+  using ufunc::detail::fits_32bit;
+  using ufunc::detail::merged_layout;
+  constexpr int NOPS = 3;
+  std::mt19937_64 rng(0x5eed32);
+  auto pick = [&](index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(rng); };
+  int split_cases = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    merged_layout<NOPS> m;
+    m.ndim = static_cast<int>(pick(1, 4));
+    index_t n = 1;
+    for (int d = 0; d < m.ndim; ++d) m.dims[static_cast<std::size_t>(d)] = pick(1, 9), n *= m.dims[static_cast<std::size_t>(d)];
+    // Operand 0 contiguous (its offsets name the elements), 1 and 2 any strides,
+    // negative and broadcast (0) among them.
+    index_t c = 1;
+    for (int d = m.ndim - 1; d >= 0; --d) {
+      const auto ud = static_cast<std::size_t>(d);
+      m.strides[0][ud] = c, c *= m.dims[ud];
+      m.strides[1][ud] = pick(-7, 7);
+      m.strides[2][ud] = pick(0, 2) == 0 ? 0 : pick(-40, 40);
+    }
+    const index_t lim = pick(2, 40);
+    std::vector<std::array<index_t, NOPS>> whole, pieces;
+    offsets_of<NOPS>(m, {}, whole);
+    int count = 0;
+    bool fits = true, counted = true;
+    ufunc::detail::for_each_32bit_piece(
+        m, n,
+        [&](const merged_layout<NOPS>& p, const std::array<index_t, NOPS>& first, index_t cnt) {
+          ++count;
+          fits = fits && p.ndim >= 1 && fits_32bit(p, cnt, lim);
+          const auto before = pieces.size();
+          offsets_of<NOPS>(p, first, pieces);
+          counted = counted && static_cast<index_t>(pieces.size() - before) == cnt;
+        },
+        lim);
+    CHECK(fits);
+    CHECK(counted);
+    split_cases += count > 1;
+    std::sort(whole.begin(), whole.end());
+    std::sort(pieces.begin(), pieces.end());
+    REQUIRE(pieces == whole);  // each element once (operand 0's offsets are unique), the same offsets
+  }
+  CHECK(split_cases > 1000);  // the limits really split most layouts
+
+  // The real limit: a (2^16, 2^16) result of a column plus a row (2^32 elements)
+  // needs a few pieces, not one a row.
+  merged_layout<3> big;
+  big.ndim = 2;
+  big.dims = {index_t(1) << 16, index_t(1) << 16};
+  big.strides[0] = {index_t(1) << 16, 1};
+  big.strides[1] = {1, 0};
+  big.strides[2] = {0, 1};
+  int count = 0;
+  index_t total = 0;
+  ufunc::detail::for_each_32bit_piece(big, index_t(1) << 32, [&](const merged_layout<3>& p, const std::array<index_t, 3>& first, index_t cnt) {
+    ++count, total += cnt;
+    CHECK(fits_32bit(p, cnt));
+    CHECK(first[0] == first[1] * (index_t(1) << 16));  // a block of whole rows
+  });
+  CHECK(count == 4);
+  CHECK(total == index_t(1) << 32);
+}

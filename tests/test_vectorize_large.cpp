@@ -1,7 +1,8 @@
 // ufunc::vectorize beyond 32-bit indexing: more than 2^31 elements through the
-// flat, row-tiled and per-element N-d kernels (64-bit index math), and a row of
-// 2^31 - 1 elements (the last size with 32-bit math). CUDA backend only: the host
-// backend has no 32/64-bit switch, and 2^31-element loops would dominate CI time.
+// flat kernel (64-bit index math) and the row-tiled and per-element N-d kernels
+// (32-bit index math, in pieces), and a row of 2^31 - 1 elements (two pieces).
+// CUDA backend only: the host backend has no 32/64-bit switch, and 2^31-element
+// loops would dominate CI time.
 #include "vectorize_support.hpp"
 
 #include <cstdint>
@@ -9,8 +10,9 @@
 #include <vector>
 
 // ---------------------------------------------------------------------------
-// Beyond 32-bit indexing (CUDA selects 64-bit index math above 2^31 elements;
-// the host backend has no such switch, and this much work would be slow there).
+// Beyond 32-bit indexing (the CUDA backend's N-d launches run in pieces that fit
+// 32-bit index math; the host backend has no such switch, and this much work
+// would be slow there).
 
 TEST_CASE("vectorize: more than 2^31 elements" * doctest::skip(!ufunc::cuda_backend)) {
   const auto seed = test::fresh_seed();
@@ -40,9 +42,9 @@ TEST_CASE("vectorize: more than 2^31 elements" * doctest::skip(!ufunc::cuda_back
   CHECK(bad2 == 0);
 }
 
-// Just below 2^31 elements the CUDA backend uses 32-bit index and offset math.
-// A row that long in the row-tiled kernel must not step past its end: the out
-// is followed by sentinels that must survive.
+// Just below 2^31 elements a row is longer than one 32-bit launch takes
+// (index32_limit): the row-tiled kernel runs it in two pieces and must not step
+// past either's end; the out is followed by sentinels that must survive.
 TEST_CASE("vectorize: a row of 2^31 - 1 elements stays inside its out" * doctest::skip(!ufunc::cuda_backend)) {
   const index_t n = (index_t(1) << 31) - 1;
   const auto un = static_cast<std::size_t>(n);
@@ -115,6 +117,45 @@ TEST_CASE("large: per-element N-d path beyond 2^31 elements") {
       REQUIRE(hy[static_cast<std::size_t>(i)] ==
               mix_ref(c[static_cast<std::size_t>(ii)], r[static_cast<std::size_t>(jj)]));
     }
+  }
+}
+
+// Layouts whose indices or offsets pass 32 bits run as pieces that fit them
+// (layout.hpp's for_each_32bit_piece): a strided view whose offsets span 2^32,
+// a reversed view and a misaligned contiguous one (the row kernel, not the
+// flat one), each of more than 2^31 elements.
+TEST_CASE("large: strided, reversed and misaligned views past 2^31 elements run in pieces") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const index_t n = (index_t(1) << 32) + 4101;
+  std::vector<std::uint8_t> hx(static_cast<std::size_t>(n));
+  const auto salt = static_cast<std::uint32_t>(seed);
+  for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = static_cast<std::uint8_t>(((i ^ salt) * 2654435761u) >> 24);
+  const auto x = ufunc::to_device(hx);
+  auto f = ufunc::vectorize(mix{});
+  auto check = [&](const ufunc::array<std::uint8_t>& y, index_t count, auto a_at, auto b_at, const char* what) {
+    INFO(what);
+    REQUIRE(y.shape() == shape{count});
+    const auto hy = y.to_host();
+    for (index_t i : probe_positions(count, seed)) {
+      INFO("at " << i);
+      REQUIRE(hy[static_cast<std::size_t>(i)] ==
+              mix_ref(hx[static_cast<std::size_t>(a_at(i))], hx[static_cast<std::size_t>(b_at(i))]));
+    }
+  };
+  const auto xv = x.view();
+  {  // stride 2 from element 1: offsets span 2^32
+    const index_t count = (n - 1 + 1) / 2;
+    check(f(xv.sliced(0, 1, n, 2), xv.sliced(0, 0, count)), count, [](index_t i) { return 1 + 2 * i; },
+          [](index_t i) { return i; }, "x[1::2], x[:count]");
+  }
+  {  // reversed, with a contiguous operand
+    check(f(xv.sliced(0, n - 1, -n - 1, -1), xv), n, [&](index_t i) { return n - 1 - i; }, [](index_t i) { return i; },
+          "x[::-1], x");
+  }
+  {  // contiguous but misaligned by one element: no flat kernel
+    check(f(xv.sliced(0, 1, n), xv.sliced(0, 0, n - 1)), n - 1, [](index_t i) { return i + 1; },
+          [](index_t i) { return i; }, "x[1:], x[:-1]");
   }
 }
 

@@ -113,22 +113,75 @@ merged_layout<NOPS> merge_layout(const shape& out, const std::array<operand_layo
   return m;
 }
 
-/// True when linear indices and every operand offset fit in 31 bits, so the
-/// kernels may use 32-bit index math.
+/// The largest element count and operand offset span a launch with 32-bit
+/// index math may have. Headroom: kernels form column indices up to one tile
+/// past the end of a row.
+inline constexpr index_t index32_limit = (index_t(1) << 31) - (index_t(1) << 20);
+
+/// Operand k's offset span over a merged layout: sum over dims of |stride| * (dim - 1).
 template <int NOPS>
-bool fits_32bit(const merged_layout<NOPS>& m, index_t n) {
-  // Headroom: kernels form column indices up to one tile past the end of a row.
-  constexpr index_t lim = (index_t(1) << 31) - (index_t(1) << 20);
-  if (n >= lim) return false;
-  for (int k = 0; k < NOPS; ++k) {
-    index_t span = 0;
-    for (int d = 0; d < m.ndim; ++d) {
-      const index_t s = m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(d)];
-      span += (s < 0 ? -s : s) * (m.dims[static_cast<std::size_t>(d)] - 1);
-    }
-    if (span >= lim) return false;
+index_t offset_span(const merged_layout<NOPS>& m, int k) {
+  index_t span = 0;
+  for (int d = 0; d < m.ndim; ++d) {
+    const index_t s = m.strides[static_cast<std::size_t>(k)][static_cast<std::size_t>(d)];
+    span += (s < 0 ? -s : s) * (m.dims[static_cast<std::size_t>(d)] - 1);
   }
+  return span;
+}
+
+/// True when linear indices and every operand offset stay below `lim` (by
+/// default index32_limit), so the kernels may use 32-bit index math.
+template <int NOPS>
+bool fits_32bit(const merged_layout<NOPS>& m, index_t n, index_t lim = index32_limit) {
+  if (n >= lim) return false;
+  for (int k = 0; k < NOPS; ++k)
+    if (offset_span(m, k) >= lim) return false;
   return true;
+}
+
+/// Calls fn(piece, first, count) for pieces of the layout m (n elements) that
+/// together cover each of its elements once and each fit 32-bit index math
+/// (fits_32bit with `lim`): `piece` is a merged layout, `first[k]` operand k's
+/// element offset of the piece's element 0 (from the layout's element 0), and
+/// `count` the piece's element count. The dim whose offsets span the most is
+/// halved until a piece fits (as PyTorch's TensorIterator splits for 32-bit
+/// indexing): at most about twice the launches the sizes need, and the kernels
+/// compile for 32-bit indices only. A piece's size-1 dims are dropped (a
+/// one-element piece keeps one).
+template <int NOPS, class Fn>
+void for_each_32bit_piece(const merged_layout<NOPS>& m, index_t n, const Fn& fn, index_t lim = index32_limit,
+                          std::array<index_t, (NOPS > 0 ? NOPS : 1)> first = {}) {
+  if (n == 0) return;
+  if (fits_32bit(m, n, lim)) return fn(m, first, n);
+  int split = 0;  // the dim whose offsets span the most (a broadcast dim counts its length)
+  index_t widest = -1;
+  for (int d = 0; d < m.ndim; ++d) {
+    const auto ud = static_cast<std::size_t>(d);
+    index_t step = 1;
+    for (int k = 0; k < NOPS; ++k) {
+      const index_t s = m.strides[static_cast<std::size_t>(k)][ud];
+      step = std::max(step, s < 0 ? -s : s);
+    }
+    if (m.dims[ud] > 1 && (m.dims[ud] - 1) * step > widest) widest = (m.dims[ud] - 1) * step, split = d;
+  }
+  const auto us = static_cast<std::size_t>(split);
+  const index_t len = m.dims[us], lo = len / 2;
+  for (int half = 0; half < 2; ++half) {
+    merged_layout<NOPS> p;
+    const index_t plen = half == 0 ? lo : len - lo;
+    auto pfirst = first;
+    for (int k = 0; k < NOPS; ++k) pfirst[static_cast<std::size_t>(k)] += half * lo * m.strides[static_cast<std::size_t>(k)][us];
+    for (int d = 0; d < m.ndim; ++d) {  // copy the dims, dropping those of length 1
+      const auto ud = static_cast<std::size_t>(d);
+      const index_t dl = d == split ? plen : m.dims[ud];
+      if (dl == 1) continue;
+      const auto ui = static_cast<std::size_t>(p.ndim++);
+      p.dims[ui] = dl;
+      for (int k = 0; k < NOPS; ++k) p.strides[static_cast<std::size_t>(k)][ui] = m.strides[static_cast<std::size_t>(k)][ud];
+    }
+    if (p.ndim == 0) p.ndim = 1, p.dims[0] = 1;  // one element: kernels want a dim
+    for_each_32bit_piece(p, n / len * plen, fn, lim, pfirst);
+  }
 }
 
 /// The mixed-layout path (a tiled kernel; see cuda/kernels/elementwise_tiles.cuh):

@@ -1,6 +1,6 @@
 // CUDA backend of the elementwise engine: picks the kernel (flat, row tiles or
-// per-element N-d), the vector width and the index width for a planned call and
-// launches it on the caller's stream. Kernels in kernels/elementwise_*.cuh.
+// per-element N-d) and the vector width for a planned call and launches it on
+// the caller's stream; a layout past 32-bit indices runs as pieces within them. Kernels in kernels/elementwise_*.cuh.
 #pragma once
 
 #include <algorithm>
@@ -56,27 +56,32 @@ struct elementwise_backend<target::cuda> {
 #if defined(__CUDACC__)
     using sz = access_sizes<Outs, Ins>;
     constexpr int NOUT = result_traits<R>::nout;
-    if (flat) return run_flat<R, NOPS>(f, outs, ins, ops, n, s);
+    if (flat) {
+      if (sz::flat_vec == 1 || n < sz::flat_vec || aligned_to(ops, sz::flat_vec))
+        return launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
+      // Misaligned: the row kernel below walks each operand as its own
+      // alignment allows (one flat kernel a call site, not two).
+    }
     // N-d: inputs whose fast dim is not the outputs' go through shared-memory
     // tiles; otherwise long rows take the row-tiled kernel, short ones the
-    // per-element one; 32-bit index math whenever every index and offset fits.
+    // per-element one, with 32-bit index math: a layout whose indices or
+    // offsets do not fit runs as pieces that do.
     if (const std::uint64_t staged = staged_inputs<NOPS>(m, ops, NOUT))
       if (launch_tiles<R, NOPS>(f, outs, ins, ops, m, staged, s)) return;
-    const bool idx32 = fits_32bit(m, n);
-    if (m.dims[static_cast<std::size_t>(m.ndim - 1)] >= rows_tuning::min_inner) {
-      if (idx32)
-        launch_rows<std::uint32_t, R, NOPS>(f, outs, ins, ops, m, n, s);
-      else
-        launch_rows<std::uint64_t, R, NOPS>(f, outs, ins, ops, m, n, s);
-      return;
-    }
-    constexpr int E = sz::nd_elems;
-    bool out_flat = aligned_to(ops, E, NOUT);
-    for (int j = 0; j < NOUT; ++j) out_flat = out_flat && is_row_major(ops[static_cast<std::size_t>(j)].shp, ops[static_cast<std::size_t>(j)].strides.data());
-    if (idx32)
-      launch_nd<E, std::uint32_t, R>(f, outs, ins, make_plan<NOPS, std::uint32_t>(m), n, out_flat, s);
-    else
-      launch_nd<E, std::uint64_t, R>(f, outs, ins, make_plan<NOPS, std::uint64_t>(m), n, out_flat, s);
+    for_each_32bit_piece(m, n, [&](const merged_layout<NOPS>& p, const std::array<index_t, NOPS>& first, index_t count) {
+      const Outs o = shift_outs(outs, first.data(), std::make_index_sequence<NOUT>{});
+      const Ins in = shift_ins(ins, first.data() + NOUT, std::make_index_sequence<cuda::std::tuple_size<Ins>::value>{});
+      std::array<operand_layout, NOPS> pops = ops;  // their addresses, for the alignment tests
+      for (std::size_t k = 0; k < pops.size(); ++k)
+        pops[k].data = reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(pops[k].data) +
+                                                     static_cast<std::uintptr_t>(first[k]) * pops[k].elem_size);
+      if (p.dims[static_cast<std::size_t>(p.ndim - 1)] >= rows_tuning::min_inner)
+        return launch_rows<std::uint32_t, R, NOPS>(f, o, in, pops, p, count, s);
+      constexpr int E = sz::nd_elems;
+      bool out_flat = aligned_to(pops, E, NOUT);
+      for (int j = 0; j < NOUT; ++j) out_flat = out_flat && row_major_in(p, j);
+      launch_nd<E, std::uint32_t, R>(f, o, in, make_plan<NOPS, std::uint32_t>(p), count, out_flat, s);
+    });
 #else
     cuda_launch::require_nvcc<F>();
 #endif
@@ -99,6 +104,27 @@ struct elementwise_backend<target::cuda> {
   }
 
 #if defined(__CUDACC__)
+  template <class Outs, std::size_t... J>
+  static Outs shift_outs(const Outs& outs, const index_t* first, std::index_sequence<J...>) {
+    return Outs{(cuda::std::get<J>(outs) + first[J])...};
+  }
+  template <class Ins, std::size_t... I>
+  static Ins shift_ins(const Ins& ins, const index_t* first, std::index_sequence<I...>) {
+    (void)first;  // (no inputs)
+    return Ins{cuda::std::get<I>(ins).rebased(first[I])...};
+  }
+  /// True when operand k walks the layout's elements in order, contiguously.
+  template <int NOPS>
+  static bool row_major_in(const merged_layout<NOPS>& m, int k) {
+    index_t expect = 1;
+    for (int d = m.ndim - 1; d >= 0; --d) {
+      const auto ud = static_cast<std::size_t>(d);
+      if (m.strides[static_cast<std::size_t>(k)][ud] != expect) return false;
+      expect *= m.dims[ud];
+    }
+    return true;
+  }
+
   template <int V, class R, class F, class Outs, class Ins>
   static void launch_flat(const F& f, const Outs& outs, const Ins& ins, index_t n, stream_ref s) {
     constexpr int U = flat_tuning::unroll;
