@@ -155,7 +155,7 @@ struct reduce_backend<target::cuda> {
         if constexpr (made_source<Src>)
           run_made_whole(j.src, j.g.R, j.op, j.tail(), slot, s);
         else
-          run_split(j.src, 1, j.g.R, j.g.rows_like, j.op, j.tail(), slot, s);
+          run_split<true>(j.src, 1, j.g.R, j.g.rows_like, j.op, j.tail(), slot, s);
       }
       UFUNC_CUDA_CHECK(cudaMemcpyAsync(scratch.pinned(), slot, sizeof(Res), cudaMemcpyDeviceToHost, s.get()));
     } else {
@@ -540,8 +540,10 @@ struct reduce_backend<target::cuda> {
   /// threads splitting the rows into runs; also very short rows, whose threads then
   /// read neighbouring runs). When that cannot fill the GPU the reduced range is
   /// split, partial results go to a temporary and a second pass (columns over the
-  /// partials) finishes them.
-  template <class Src, class Acc, class Op, class Tail, class Res>
+  /// partials) finishes them. `Whole` (K = 1 known at compile time: a whole
+  /// reduction to the host) takes the block-row kernel at any length, so its
+  /// call site compiles no short-row or column kernel.
+  template <bool Whole = false, class Src, class Acc, class Op, class Tail, class Res>
   static void run_split(const Src& src, index_t K, index_t R, bool rows_like, const acc_op<Acc, Op>& op,
                         const Tail& tail, Res* out, stream_ref s) {
     enum { block_rows, warp_rows, columns } kind = columns;
@@ -550,6 +552,7 @@ struct reduce_backend<target::cuda> {
     // MB at most) is one unsplit column pass: its other kernels are never
     // instantiated, which halves a call site's kernels.
     if (!Src::is_partial && rows_like && R > 8) kind = R <= warps_reduce_tuning::max_row ? warp_rows : block_rows;
+    if constexpr (Whole) kind = block_rows;
     // 16-byte loads when the layout allows (one array input, aligned, contiguous).
     // The column kernel holds V accumulators per thread (and a block's worth in
     // shared memory): narrower loads where V * sizeof(Acc) would pass 64 bytes.
@@ -610,12 +613,32 @@ struct reduce_backend<target::cuda> {
     if (kind != columns) chunk_len = (chunk_len + V - 1) / V * V;  // chunks start V-aligned
     nchunks = (R + chunk_len - 1) / chunk_len;
     auto launch = [&](const auto& store) {
+      // (generic: instantiated only where called)
+      auto rows = [&](const auto& st) {
+        using tu = rows_reduce_tuning;
+        const index_t items = K * nchunks;
+        const auto grid = static_cast<unsigned>(std::min<index_t>(items, INT_MAX));
+        if constexpr (VW > 1)
+          if (vec) {
+            constexpr int U = made_source<Src> ? tu::made_unroll : tu::template vec_unroll_for<typename Src::fold_type, VW>;
+            reduce_rows_kernel<tu::block, U, VW>
+                <<<grid, tu::block, 0, s.get()>>>(src, op, st, K, R, chunk_len, items);
+            UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
+            return;
+          }
+        reduce_rows_kernel<tu::block, tu::unroll, 1><<<grid, tu::block, 0, s.get()>>>(src, op, st, K, R, chunk_len, items);
+        UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
+      };
       if constexpr (Src::is_partial) {
         using tu = columns_reduce_tuning;
         const dim3 grid(static_cast<unsigned>((K + cbx - 1) / cbx), 1);
         const dim3 block(static_cast<unsigned>(cbx), static_cast<unsigned>(cby));
         reduce_columns_kernel<tu::block, tu::unroll, 1><<<grid, block, 0, s.get()>>>(src, op, store, K, R, chunk_len);
         UFUNC_CHECK_LAUNCH("reduce_columns_kernel", s.get());
+      } else if constexpr (Whole) {
+        rows(store);
+      } else if (kind == block_rows) {
+        rows(store);
       } else if (kind == warp_rows) {
         using tu = warps_reduce_tuning;
         const index_t items = K * nchunks, per_block = tu::block / group;
@@ -630,20 +653,6 @@ struct reduce_backend<target::cuda> {
         reduce_warps_kernel<tu::block, tu::unroll, 1>
             <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items, group);
         UFUNC_CHECK_LAUNCH("reduce_warps_kernel", s.get());
-      } else if (kind == block_rows) {
-        using tu = rows_reduce_tuning;
-        const index_t items = K * nchunks;
-        const auto grid = static_cast<unsigned>(std::min<index_t>(items, INT_MAX));
-        if constexpr (VW > 1)
-          if (vec) {
-            constexpr int U = made_source<Src> ? tu::made_unroll : tu::template vec_unroll_for<typename Src::fold_type, VW>;
-            reduce_rows_kernel<tu::block, U, VW>
-                <<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
-            UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
-            return;
-          }
-        reduce_rows_kernel<tu::block, tu::unroll, 1><<<grid, tu::block, 0, s.get()>>>(src, op, store, K, R, chunk_len, items);
-        UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
       } else {
         using tu = columns_reduce_tuning;
         const dim3 grid(static_cast<unsigned>(((K + V - 1) / V + cbx - 1) / cbx), static_cast<unsigned>(nchunks));
@@ -667,7 +676,10 @@ struct reduce_backend<target::cuda> {
       device_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
       Acc* p = static_cast<Acc*>(partials.get());
       launch(store_t{tail, out, p});
-      finish_partials(p, K, nchunks, op, tail, out, s);
+      if constexpr (Whole)
+        finish_one(p, nchunks, op, tail, out, s);
+      else
+        finish_partials(p, K, nchunks, op, tail, out, s);
     }
   }
 #endif
