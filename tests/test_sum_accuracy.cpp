@@ -228,6 +228,32 @@ void check_chunked(std::uint64_t seed, index_t chunk) {
   check_within<float>("float sum", ufunc::sum(xf), ef, double(n));
   check_within<float>("float sum of a view one element in", ufunc::sum(ufunc::make_view(xf.data() + 1, shape{n - 1})), ef1,
                       double(n));
+  {
+    // Views 1-3 elements in, of every length class: the elements before the
+    // first 16-byte boundary and after the last whole pack are added by the
+    // storing thread (the GPU's pack_tail). The documented bound, (log2 N + 32)
+    // eps sum|x| (docs/reductions.md), for every length.
+    auto documented = [](const char* what, double got, const exact_sum& e, double len, double eps) {
+      INFO(what << ": len " << len << " got " << got << " exact " << e.value());
+      CHECK(std::fabs(got - e.value()) <= (std::log2(len) + 32) * eps * e.abs);
+    };
+    const auto hd = test::random_vector<double>(static_cast<std::size_t>(n), rng());
+    const auto xd = ufunc::to_device(hd);
+    for (index_t off : {index_t(1), index_t(2), index_t(3)})
+      for (index_t len : {index_t(1), index_t(2), index_t(3), index_t(4), index_t(5), index_t(7), index_t(9), n - off}) {
+        INFO("offset " << off);
+        exact_sum e, e7, edd;
+        e7.add(0.75);
+        for (index_t i = off; i < off + len; ++i) {
+          const auto u = static_cast<std::size_t>(i);
+          e.add(hf[u]), e7.add(hf[u]), edd.add(hd[u]);
+        }
+        const auto v = ufunc::make_view(xf.data() + off, shape{len});
+        documented("float view", ufunc::sum(v), e, double(len), 0x1p-24);
+        documented("float view from 0.75", ufunc::reduce(ufunc::plus{}, 0.75f)(v), e7, double(len), 0x1p-24);
+        documented("double view", ufunc::sum(ufunc::make_view(xd.data() + off, shape{len})), edd, double(len), 0x1p-53);
+      }
+  }
   ufunc::array<float> r(shape(std::vector<index_t>{}));
   ufunc::sum(xf, ufunc::out(r));
   check_within<float>("float sum into out", r.to_host()[0], ef, double(n));

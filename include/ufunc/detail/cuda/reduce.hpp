@@ -200,36 +200,41 @@ struct reduce_backend<target::cuda> {
       using P = pack_tree_sum<T, bare_t<decltype(src.inner.map)>, bare_t<decltype(src.inner.lift)>,
                               typename Src::inner_acc>;
       constexpr index_t W = P::width;
-      if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= W) {
-        // Item i of a chunk: the pack of elements [W (first + i), W (first + i + 1)).
-        const index_t items = R / W;
-        cub_chunks(
-            j, out, s, scratch,
-            [&](index_t f, index_t) {
-              return std::make_pair(thrust::counting_iterator<index_t>(0),
-                                    P{p + f * W, src.inner.map, src.inner.lift});
-            },
-            items, pack_tail<P>{P{p, src.inner.map, src.inner.lift}, items * W, R});
-        return;
+      // Packs start at the first 16-byte boundary (a typed pointer is aligned
+      // to its element); the h elements before it and those after the last
+      // whole pack are added by the storing thread (pack_tail), so a misaligned
+      // input compiles no second CUB reduction. Item i of a chunk: the pack of
+      // elements h + [W (first + i), W (first + i + 1)).
+      const auto mis = static_cast<index_t>(reinterpret_cast<std::uintptr_t>(p) % 16);
+      const index_t h = std::min<index_t>(R, (16 - mis) % 16 / static_cast<index_t>(sizeof(T)));
+      const index_t items = (R - h) / W;
+      cub_chunks(
+          j, out, s, scratch,
+          [&](index_t f, index_t) {
+            return std::make_pair(thrust::counting_iterator<index_t>(0),
+                                  P{p + h + f * W, src.inner.map, src.inner.lift});
+          },
+          items, pack_tail<P>{P{p, src.inner.map, src.inner.lift}, h, h + items * W, R});
+    } else {
+      if constexpr (is_half_v<T>) {
+        using P = pack_lift<T, bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>, bare_t<decltype(j.op)>>;
+        if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
+          cub_chunks(
+              j, out, s, scratch,
+              [&](index_t f, index_t n) {
+                return std::make_pair(thrust::counting_iterator<index_t>(0),
+                                      P{p + f * P::width, std::min(R - f * P::width, n * P::width), src.map, src.lift,
+                                        j.op});
+              },
+              (R + P::width - 1) / P::width, no_tail{});
+          return;
+        }
       }
-    } else if constexpr (is_half_v<T>) {
-      using P = pack_lift<T, bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>, bare_t<decltype(j.op)>>;
-      if (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && R >= index_t(P::width)) {
-        cub_chunks(
-            j, out, s, scratch,
-            [&](index_t f, index_t n) {
-              return std::make_pair(thrust::counting_iterator<index_t>(0),
-                                    P{p + f * P::width, std::min(R - f * P::width, n * P::width), src.map, src.lift,
-                                      j.op});
-            },
-            (R + P::width - 1) / P::width, no_tail{});
-        return;
-      }
+      using M = map_lift<bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>>;
+      cub_chunks(
+          j, out, s, scratch, [&](index_t f, index_t) { return std::make_pair(p + f, M{src.map, src.lift}); }, R,
+          no_tail{});
     }
-    using M = map_lift<bare_t<decltype(src.map)>, bare_t<decltype(src.lift)>>;
-    cub_chunks(
-        j, out, s, scratch, [&](index_t f, index_t) { return std::make_pair(p + f, M{src.map, src.lift}); }, R,
-        no_tail{});
   }
 
   /// A whole sum of a map over several array inputs (a dot product, a lazy
@@ -265,7 +270,7 @@ struct reduce_backend<target::cuda> {
               for (std::size_t k = 0; k < NIN; ++k) part.off[k] += f * W;
               return std::make_pair(thrust::counting_iterator<index_t>(0), part);
             },
-            items, pack_tail<P>{whole, items * W, R});
+            items, pack_tail<P>{whole, 0, items * W, R});
         return true;
       }
     }

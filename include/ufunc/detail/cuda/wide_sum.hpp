@@ -217,8 +217,9 @@ struct wide_job<reduce_job<HasInit, Src, Acc, Op, Fin, NIN>> {
 /// element size) are added by a fixed pairwise tree in the narrow accumulator
 /// (log2 W roundings at most), then widened once. Items are whole and
 /// branch-free, so the compiler issues a thread's loads for several items
-/// together; the last R % W elements (`tail_value`) are added by the one thread
-/// that stores the result (store_finished). H200, bench/NOTES.md (session 18):
+/// together; the elements before the first 16-byte boundary and the last
+/// (R - head) % W (`tail_value`) are added by the one thread that stores the
+/// result (store_finished). H200, bench/NOTES.md (session 18):
 /// bf16 sum 2^28 0.83 -> 0.92 of a read kernel, float 2^27 0.89 -> 0.95, a
 /// float dot 0.87 -> 0.98 (two inputs: the row kernels before). Items of 32
 /// bytes with a branch for a short last one ran at 0.82-0.88; without the
@@ -277,11 +278,14 @@ struct pack_tree_sum {
     }
     return ws::widen(pack_tree(a));
   }
-  /// Elements [e0, e1) (fewer than W: the tail), in order, widened once.
+  /// Elements [0, h) and [e0, e1) (the head before the first whole pack and
+  /// the tail after the last: fewer than W each, at least one element), in
+  /// order, widened once.
   UFUNC_EXEC_CHECK_DISABLE
-  UFUNC_HD auto tail_value(index_t e0, index_t e1) const {
-    Acc a = lift(map(p[e0]), index_t(0));
-    for (index_t e = e0 + 1; e < e1; ++e) a = static_cast<Acc>(a + lift(map(p[e]), index_t(0)));
+  UFUNC_HD auto tail_value(index_t h, index_t e0, index_t e1) const {
+    Acc a = lift(map(p[h > 0 ? 0 : e0]), index_t(0));
+    for (index_t e = 1; e < h; ++e) a = static_cast<Acc>(a + lift(map(p[e]), index_t(0)));
+    for (index_t e = h > 0 ? e0 : e0 + 1; e < e1; ++e) a = static_cast<Acc>(a + lift(map(p[e]), index_t(0)));
     return ws::widen(a);
   }
 };
@@ -301,8 +305,9 @@ struct pack_map_sum {
   index_t off[NIN];
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD auto operator()(index_t i) const { return item(i * W, std::make_index_sequence<NIN>{}); }
+  /// Elements [e0, e1) (the tail; every input is aligned, so there is no head: h is 0).
   UFUNC_EXEC_CHECK_DISABLE
-  UFUNC_HD auto tail_value(index_t e0, index_t e1) const { return tail(e0, e1, std::make_index_sequence<NIN>{}); }
+  UFUNC_HD auto tail_value(index_t, index_t e0, index_t e1) const { return tail(e0, e1, std::make_index_sequence<NIN>{}); }
 
  private:
   template <std::size_t K>
@@ -342,15 +347,16 @@ struct pack_map_sum {
   }
 };
 
-/// The tail of a pack sum, added by store_finished: elements [e0, e1) of the
-/// whole reduction (none when e0 == e1).
+/// The ends of a pack sum, added by store_finished: elements [0, h) and
+/// [e0, e1) of the whole reduction, from the pack's base (none when h == 0
+/// and e0 == e1).
 template <class P>
 struct pack_tail {
   static constexpr bool present = true;
   P pack;
-  index_t e0, e1;
-  UFUNC_HD bool any() const { return e0 < e1; }
-  UFUNC_HD auto value() const { return pack.tail_value(e0, e1); }
+  index_t h, e0, e1;
+  UFUNC_HD bool any() const { return h > 0 || e0 < e1; }
+  UFUNC_HD auto value() const { return pack.tail_value(h, e0, e1); }
 };
 
 }  // namespace ufunc::detail
