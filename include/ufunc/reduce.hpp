@@ -369,7 +369,7 @@ class reducer {
           rt::stream_wait_event(st.get(), folded.e);
           const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
           auto fold_with = [&](const auto& fn) {
-            run_elementwise<Target, Acc>(fn, rshape, cuda::std::make_tuple(r.data()),
+            run_contiguous<Target, Acc>(fn, rshape.count(), cuda::std::make_tuple(r.data()),
                                          cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{dst}),
                                          std::array<operand_layout, 3>{rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)},
                                          st);
@@ -379,7 +379,7 @@ class reducer {
           } else {
             if constexpr (compensate) {  // before the fold changes r
               Acc* cp = comp[0].data();
-              run_elementwise<Target, Acc>(two_sum_err_fn{}, rshape, cuda::std::make_tuple(cp),
+              run_contiguous<Target, Acc>(two_sum_err_fn{}, rshape.count(), cuda::std::make_tuple(cp),
                                            cuda::std::make_tuple(in_ptr<Acc>{cp}, in_ptr<Acc>{r.data()}, in_ptr<Acc>{dst}),
                                            std::array<operand_layout, 4>{rl, rl, rl, contiguous_layout(dst, sizeof(Acc), rshape)},
                                            st);
@@ -392,7 +392,7 @@ class reducer {
       if constexpr (compensate) {
         if (!comp.empty()) {
           const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
-          run_elementwise<Target, Acc>(add_fn{}, rshape, cuda::std::make_tuple(r.data()),
+          run_contiguous<Target, Acc>(add_fn{}, rshape.count(), cuda::std::make_tuple(r.data()),
                                        cuda::std::make_tuple(in_ptr<Acc>{r.data()}, in_ptr<Acc>{comp[0].data()}),
                                        std::array<operand_layout, 3>{rl, rl, rl}, o.stream);
         }
@@ -403,7 +403,7 @@ class reducer {
         if constexpr (std::is_same_v<Kind, mean_kind> || is_arg) {
           array<Res, Target> f(rshape, o.stream);
           const auto rl = contiguous_layout(r.data(), sizeof(Acc), rshape);
-          run_elementwise<Target, Res>(finish_fn<typename kt::fin>{kt::make_fin(g.R)}, rshape,
+          run_contiguous<Target, Res>(finish_fn<typename kt::fin>{kt::make_fin(g.R)}, rshape.count(),
                                        cuda::std::make_tuple(f.data()), cuda::std::make_tuple(in_ptr<Acc>{r.data()}),
                                        std::array<operand_layout, 2>{contiguous_layout(f.data(), sizeof(Res), rshape), rl},
                                        o.stream);

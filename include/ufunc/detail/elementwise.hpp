@@ -1,7 +1,8 @@
 // Elementwise dispatch: given outputs and operands (already validated by the
 // public layer), merge their layouts, decide flat or N-d, and run the target's
-// backend (host/elementwise.hpp, cuda/elementwise.hpp). Also the two elementwise
-// jobs other operations need: fill a layout with a value, copy with a cast.
+// backend (host/elementwise.hpp, cuda/elementwise.hpp). Also the elementwise
+// jobs other operations need: fill a layout with a value, copy with a cast, and
+// a call over the library's own contiguous buffers (flat kernel only).
 #pragma once
 
 #include <array>
@@ -27,6 +28,18 @@ void run_elementwise(const F& f, const shape& out_shape, const Outs& outs, const
   if (n == 0) return;
   const auto m = merge_layout<static_cast<int>(NOPS)>(out_shape, layouts);
   elementwise_backend<Target>::template run<R, static_cast<int>(NOPS)>(f, outs, ins, layouts, m, m.flat(layouts), n, s);
+}
+
+/// run_elementwise over n elements of operands that are contiguous, row-major
+/// and of one shape by construction (the library's own fresh buffers: a
+/// reduction's partials and their folds): the backends' flat kernel alone
+/// (run_elementwise also compiles the strided and tiled kernels, which such
+/// layouts never take).
+template <class Target, class R, class F, class Outs, class Ins, std::size_t NOPS>
+void run_contiguous(const F& f, index_t n, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& layouts,
+                    stream_ref s) {
+  if (n == 0) return;
+  elementwise_backend<Target>::template run_flat<R, static_cast<int>(NOPS)>(f, outs, ins, layouts, n, s);
 }
 
 template <class T>

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -27,6 +28,7 @@
 #include "../axis.hpp"
 #include "../config.hpp"
 #include "../detail/call.hpp"
+#include "../detail/elementwise.hpp"
 #include "../detail/sharded.hpp"
 #include "../detail/staged_out.hpp"
 #include "../error.hpp"
@@ -45,6 +47,40 @@
 #include "ring.hpp"               // y operands passed block by block (pairwise reductions)
 
 namespace ufunc::detail {
+
+/// f over the engine's own fresh arrays (partials and results: contiguous and
+/// of one shape by construction), through the backends' flat kernel alone (a
+/// `vectorized` call would also compile the strided and tiled kernels, which
+/// these layouts never take). `into(a, s)` / `into(a, b, s)`: a = f(a) or
+/// f(a, b) in place, on s; `make(a, s)`: a new array f(a).
+template <class Target, class F>
+struct flat_call {
+  F f;
+  template <class A>
+  void into(array<A, Target>& a, stream_ref s) const {
+    const auto l = contiguous_layout(a.data(), sizeof(A), a.shape());
+    run_contiguous<Target, A>(f, a.size(), cuda::std::make_tuple(a.data()), cuda::std::make_tuple(in_ptr<A>{a.data()}),
+                              std::array<operand_layout, 2>{l, l}, s);
+  }
+  template <class A>
+  void into(array<A, Target>& a, const array<A, Target>& b, stream_ref s) const {
+    if (b.shape() != a.shape()) throw std::logic_error("ufunc internal error: partials of different shapes");
+    const auto l = contiguous_layout(a.data(), sizeof(A), a.shape());
+    run_contiguous<Target, A>(f, a.size(), cuda::std::make_tuple(a.data()),
+                              cuda::std::make_tuple(in_ptr<A>{a.data()}, in_ptr<A>{b.data()}),
+                              std::array<operand_layout, 3>{l, l, contiguous_layout(b.data(), sizeof(A), b.shape())}, s);
+  }
+  template <class A>
+  auto make(const array<A, Target>& a, stream_ref s) const {
+    using R = std::decay_t<std::invoke_result_t<const F&, const A&>>;
+    array<R, Target> r(a.shape(), s);
+    run_contiguous<Target, R>(f, a.size(), cuda::std::make_tuple(r.data()), cuda::std::make_tuple(in_ptr<A>{a.data()}),
+                              std::array<operand_layout, 2>{contiguous_layout(r.data(), sizeof(R), r.shape()),
+                                                            contiguous_layout(a.data(), sizeof(A), a.shape())},
+                              s);
+    return r;
+  }
+};
 
 /// A reference to a callable (not owning it: it must outlive every call). The
 /// helpers that combine a sharded call's partials take theirs through it, so
@@ -878,10 +914,10 @@ array<Res, Target> combine_partials(std::vector<array<Res, Target>>& parts, cons
   };
   array<Res, Target> acc = bring(live[0]);
   using fold_t = fold_fn<acc_op<Res, Op>>;
-  const vectorized<Target, fold_t> fold(fold_t{acc_op<Res, Op>{op}}, name);
+  const flat_call<Target, fold_t> fold{fold_t{acc_op<Res, Op>{op}}};
   for (std::size_t k = 1; k < live.size(); ++k) {
     array<Res, Target> part = bring(live[k]);
-    fold(acc, part, ufunc::out(acc), s0);
+    fold.into(acc, part, s0);
   }
   sync_stream<Target>(s0);
   return acc;
@@ -943,7 +979,7 @@ std::vector<std::optional<Arr>> ring_fold(ring_run<Target>& run, const device_se
     if (!acc)
       acc = std::move(part);
     else
-      fold(*acc, part, ufunc::out(*acc), st);  // (part is freed on its stream, behind the fold)
+      fold.into(*acc, part, st);  // (part is freed on its stream, behind the fold)
   };
   if (!d.spans_processes())
     return for_each_shard<Target>(d.ids(), [&](int i, stream_ref st) {
@@ -1075,7 +1111,7 @@ array<Res, Target> fold_across_ranks(const device_set& d, const char* name,
   d.comm().allgather_bytes(send.data(), bytes, recv.data());
   const stream_ref s0 = shard_stream<Target>(d[0]);
   using fold_t = fold_fn<acc_op<Res, Op>>;
-  const vectorized<Target, fold_t> fold(fold_t{acc_op<Res, Op>{op}}, name);
+  const flat_call<Target, fold_t> fold{fold_t{acc_op<Res, Op>{op}}};
   std::optional<array<Res, Target>> acc;
   for (int r = 0; r < d.ranks(); ++r) {
     if (!heads[static_cast<std::size_t>(r)].has) continue;
@@ -1084,7 +1120,7 @@ array<Res, Target> fold_across_ranks(const device_set& d, const char* name,
     if (!acc)
       acc = std::move(x);
     else
-      fold(*acc, x, ufunc::out(*acc), s0);
+      fold.into(*acc, x, s0);
   }
   sync_stream<Target>(s0);
   if (!acc) throw value_error(std::string(name) + ": no rank holds rows (internal: the caller checks the count)");
@@ -1661,7 +1697,7 @@ struct sharded_ops {
       return combine_local<Target, Pick, Acc>(live, ids, Pick{}, r.name(), [&](int i, stream_ref st) {
         Part a = run_partial(i, st);
         const arg_shift_fn shift{first_rows[static_cast<std::size_t>(i)] * after0};
-        vectorized<Target, arg_shift_fn>(shift, r.name())(a, ufunc::out(a), st);
+        flat_call<Target, arg_shift_fn>{shift}.into(a, st);
         return a;
       }, wait);
     };
@@ -1675,7 +1711,7 @@ struct sharded_ops {
     } else {
       const stream_ref s0 = shard_stream<Target>(ids[0]);
       using fin_t = finish_fn<finish_index>;
-      auto idx = vectorized<Target, fin_t>(fin_t{finish_index{}}, r.name())(out, s0);
+      auto idx = flat_call<Target, fin_t>{fin_t{finish_index{}}}.make(out, s0);
       sync_stream<Target>(s0);
       std::vector<decltype(idx)> v;
       v.push_back(std::move(idx));
@@ -1704,17 +1740,17 @@ struct sharded_ops {
     using Acc = typename Part::value_type;  // arg_acc<M>
     using Pick = arg_pick<decltype(Acc::v), IsMax>;
     using fold_t = fold_fn<acc_op<Acc, Pick>>;
-    const vectorized<Target, fold_t> fold(fold_t{acc_op<Acc, Pick>{Pick{}}}, r.name());
+    const flat_call<Target, fold_t> fold{fold_t{acc_op<Acc, Pick>{Pick{}}}};
     return across_ranks(p.devices, r.name(), [&] {
       const std::vector<bool> every(ids.size(), true);
       auto acc = ring_fold<Target, Part>(run, p.devices, every, [&](int i, const ring_block& b, bool, stream_ref st) {
         Part a = shard_reduce<false>(partial_r, prep, i, st, sa);
-        vectorized<Target, arg_shift_fn>(arg_shift_fn{b.first}, r.name())(a, ufunc::out(a), st);
+        flat_call<Target, arg_shift_fn>{arg_shift_fn{b.first}}.into(a, st);
         return a;
       }, fold);
       using fin_t = finish_fn<finish_index>;
       auto res = for_each_shard<Target>(ids, [&](int i, stream_ref st) {
-        return vectorized<Target, fin_t>(fin_t{finish_index{}}, r.name())(*acc[static_cast<std::size_t>(i)], st);
+        return flat_call<Target, fin_t>{fin_t{finish_index{}}}.make(*acc[static_cast<std::size_t>(i)], st);
       });
       return sharded_access::assemble(p.devices, std::move(res), p.global_rows);
     });
@@ -1808,7 +1844,7 @@ struct sharded_ops {
       else return r.op_fn();
     }();
     using fold_t = fold_fn<acc_op<Res, UsedOp>>;
-    const vectorized<Target, fold_t> fold(fold_t{acc_op<Res, UsedOp>{used_op}}, r.name());
+    const flat_call<Target, fold_t> fold{fold_t{acc_op<Res, UsedOp>{used_op}}};
     // Shard i's reduction against one y block: the initial value with the first
     // block of the outputs it belongs to (init_for), a mean's sums in Res.
     auto ring_compute = [&](auto&& init_for) {
@@ -1827,9 +1863,9 @@ struct sharded_ops {
           for (std::size_t i = 0; i < acc.size(); ++i) res.push_back(std::move(*acc[i]));
           if constexpr (is_mean) {  // the division once, by the global count
             using fin_t = finish_fn<finish_mean<Res>>;
-            const vectorized<Target, fin_t> fin(fin_t{finish_mean<Res>{red_count}}, r.name());
+            const flat_call<Target, fin_t> fin{fin_t{finish_mean<Res>{red_count}}};
             for_each_shard<Target>(ids, [&](int i, stream_ref st) {
-              fin(res[static_cast<std::size_t>(i)], ufunc::out(res[static_cast<std::size_t>(i)]), st);
+              fin.into(res[static_cast<std::size_t>(i)], st);
               return 0;
             });
           }
@@ -1931,7 +1967,7 @@ struct sharded_ops {
         } else {
           const stream_ref s0 = shard_stream<Target>(ids[0]);
           device_guard<Target> g(ids[0]);
-          vectorized<Target, fin_t>(fin, r.name())(out, ufunc::out(out), s0);
+          flat_call<Target, fin_t>{fin}.into(out, s0);
           sync_stream<Target>(s0);
           return across(std::move(out));
         }
