@@ -158,6 +158,32 @@ TEST_CASE("array: full fills every element, tails and rank 0 included") {
   }
 }
 
+TEST_CASE("array: the contiguous fill from a start off a 16-byte boundary, every length, neighbours untouched") {
+  // full's fill (detail::fill_contiguous) compiles the vector kernel alone and
+  // fills a start before a 16-byte boundary first: the library's allocations
+  // are aligned, so only this reaches that part.
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto vals = test::random_vector<float>(1, seed);
+  test::for_each_target([&](auto tg) {
+    using Tg = decltype(tg);
+    for (index_t off : {0, 1, 2, 3, 5})
+      for (index_t n : {0, 1, 2, 3, 4, 5, 7, 8, 9, 33}) {
+        INFO("offset " << off << " n " << n);
+        auto a = ufunc::full<float, Tg>(shape{48}, -1.f);
+        ufunc::detail::fill_contiguous<Tg, float>(a.data() + off, n, vals[0], {});
+        const auto h = a.to_host();
+        std::size_t bad = 0;
+        for (index_t i = 0; i < 48; ++i) bad += h[static_cast<std::size_t>(i)] != (i >= off && i < off + n ? vals[0] : -1.f);
+        CHECK(bad == 0);
+      }
+    auto d = ufunc::full<double, Tg>(shape{20}, 0.5);
+    ufunc::detail::fill_contiguous<Tg, double>(d.data() + 1, 17, -3.0, {});
+    const auto hd = d.to_host();
+    for (index_t i = 0; i < 20; ++i) CHECK(hd[static_cast<std::size_t>(i)] == (i >= 1 && i < 18 ? -3.0 : 0.5));
+  });
+}
+
 TEST_CASE("array: copy is deep; moves transfer ownership") {
   const auto seed = test::fresh_seed();
   INFO("seed " << seed);

@@ -5,7 +5,9 @@
 // a call over the library's own contiguous buffers (flat kernel only).
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cuda/std/tuple>
 
 #include "../config.hpp"
@@ -55,14 +57,22 @@ void fill_layout(T* p, const operand_layout& dst, T value, stream_ref s) {
                              cuda::std::tuple<>{}, std::array<operand_layout, 1>{dst}, s);
 }
 
-/// The n contiguous T at p = value: the flat kernel alone (a fresh array's
-/// fill; fill_layout compiles every layout's kernel).
+/// The n contiguous T at p = value: the flat kernel alone, for the vector
+/// width only (a fresh array's fill; fill_layout compiles every layout's
+/// kernel). A start before a 16-byte boundary (not the library's own
+/// allocations) is filled first, as a launch of fewer elements than a vector.
 template <class Target, class T>
 void fill_contiguous(T* p, index_t n, T value, stream_ref s) {
-  if (n == 0) return;
-  elementwise_backend<Target>::template run_flat<T, 1>(fill_value<T>{value}, cuda::std::make_tuple(p), cuda::std::tuple<>{},
-                                                       std::array<operand_layout, 1>{contiguous_layout(p, sizeof(T), shape(n))},
-                                                       n, s);
+  const auto head = static_cast<index_t>((16 - reinterpret_cast<std::uintptr_t>(p) % 16) % 16 / sizeof(T));
+  auto fill = [&](T* q, index_t k) {
+    if (k == 0) return;
+    elementwise_backend<Target>::template run_flat<T, 1, true>(
+        fill_value<T>{value}, cuda::std::make_tuple(q), cuda::std::tuple<>{},
+        std::array<operand_layout, 1>{contiguous_layout(q, sizeof(T), shape(k))}, k, s);
+  };
+  const index_t h = std::min(n, head);
+  fill(p, h);
+  fill(p + h, n - h);
 }
 
 /// dst = OutT(src) elementwise, for the layouts of the elements at `d` and `x`

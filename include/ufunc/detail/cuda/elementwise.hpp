@@ -88,15 +88,22 @@ struct elementwise_backend<target::cuda> {
   }
 
   /// The flat path alone: every operand contiguous and row-major over n
-  /// elements (a fresh array's fill compiles this kernel and no other).
-  template <class R, int NOPS, class F, class Outs, class Ins>
+  /// elements. `Aligned`: the caller guarantees every operand aligned to 16
+  /// bytes or n below the vector width (a fill's head, fill_contiguous), and
+  /// only the vector kernel is compiled.
+  template <class R, int NOPS, bool Aligned = false, class F, class Outs, class Ins>
   static void run_flat(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>& ops,
                        index_t n, stream_ref s) {
 #if defined(__CUDACC__)
     using sz = access_sizes<Outs, Ins>;
-    if constexpr (sz::flat_vec > 1)
-      if (aligned_to(ops, sz::flat_vec)) return launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
-    launch_flat<1, R>(f, outs, ins, n, s);
+    if constexpr (Aligned) {
+      launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
+      return;
+    } else {
+      if constexpr (sz::flat_vec > 1)
+        if (aligned_to(ops, sz::flat_vec)) return launch_flat<sz::flat_vec, R>(f, outs, ins, n, s);
+      launch_flat<1, R>(f, outs, ins, n, s);
+    }
 #else
     (void)f, (void)outs, (void)ins, (void)ops, (void)n, (void)s;
     cuda_launch::require_nvcc<F>();

@@ -142,7 +142,7 @@ struct elementwise_backend<target::host> {
       host::nd<R>(f, outs, ins, m, n);
   }
   /// The flat path alone: every operand contiguous and row-major over n elements.
-  template <class R, int NOPS, class F, class Outs, class Ins>
+  template <class R, int NOPS, bool Aligned = false, class F, class Outs, class Ins>
   static void run_flat(const F& f, const Outs& outs, const Ins& ins, const std::array<operand_layout, NOPS>&, index_t n,
                        stream_ref) {
     host::flat<R>(f, outs, ins, n);
