@@ -329,8 +329,26 @@ void check_chunked(std::uint64_t seed, index_t chunk) {
   exact_sum eb;
   for (auto& v : hb) v = __float2bfloat16(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 64.0f), eb.add(__bfloat162float(v));
   ufunc::array<float> rb(shape(std::vector<index_t>{}));  // poisoned in test builds: must be written
-  ufunc::sum(ufunc::to_device(hb), ufunc::out(rb));
+  const auto xb = ufunc::to_device(hb);
+  ufunc::sum(xb, ufunc::out(rb));
   check_within<float>("bfloat16 sum into a float out", rb.to_host()[0], eb, double(n));
+  // 16-bit views 1-7 elements in (the packs' head up to 7 elements), a few lengths:
+  // summed in float, within (log2 N + 32) eps sum|x| before the half result's rounding.
+  const auto xh = ufunc::to_device(hh);
+  for (index_t off : {index_t(1), index_t(3), index_t(7)})
+    for (index_t len : {index_t(1), index_t(6), index_t(8), index_t(15), n - off}) {
+      INFO("16-bit view " << off << " in, length " << len);
+      exact_sum e16, eb16;
+      for (index_t i = off; i < off + len; ++i)
+        e16.add(__half2float(hh[static_cast<std::size_t>(i)])), eb16.add(__bfloat162float(hb[static_cast<std::size_t>(i)]));
+      const double gh = __half2float(ufunc::sum(ufunc::make_view(xh.data() + off, shape{len})));
+      CHECK(std::fabs(gh - e16.value()) <=
+            std::ldexp(std::fabs(e16.value()), -11) + (std::log2(double(len)) + 32) * 0x1p-24 * e16.abs);
+      ufunc::array<float> rv(shape(std::vector<index_t>{}));
+      ufunc::sum(ufunc::make_view(xb.data() + off, shape{len}), ufunc::out(rv));
+      const double gb = rv.to_host()[0];
+      CHECK(std::fabs(gb - eb16.value()) <= std::ldexp(std::fabs(eb16.value()), -24) + (std::log2(double(len)) + 32) * 0x1p-24 * eb16.abs);
+    }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // CUDA backend of the elementwise engine: picks the kernel (flat, row tiles or
 // per-element N-d) and the vector width for a planned call and launches it on
-// the caller's stream; a layout past 32-bit indices runs as pieces within them. Kernels in kernels/elementwise_*.cuh.
+// the caller's stream; a layout past 32-bit indices runs as pieces within them.
+// Kernels in kernels/elementwise_*.cuh.
 #pragma once
 
 #include <algorithm>
