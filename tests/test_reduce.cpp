@@ -167,3 +167,39 @@ TEST_CASE("reduce: min/max/argmin/argmax propagate NaN as NumPy does") {
   CHECK(ufunc::argmax(ufunc::to_device(t)) == 123);
   CHECK(ufunc::argmin(ufunc::to_device(t)) == 77);
 }
+
+// The CUDA backend's whole reductions end in one-block kernels (the input of
+// at most one tile, or the first pass's partials, one per block): lengths on
+// both sides of a block's thread count (256) and of a tile (4,096 items: 16,384
+// floats in packs of four, 4,096 ints), and lengths with more partials than
+// threads, for a sum from its identity, a user's init, and an op without one.
+TEST_CASE("reduce: whole reductions at the one-block kernels' limits") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  for (index_t items : {0, 1, 3, 255, 256, 257, 4095, 4096, 4097, 4 * 4096 + 5, 1 << 21}) {
+    INFO("items " << items);
+    // int: one item an element.
+    if (items > 0) {
+      const auto hi = test::random_vector<int>(static_cast<std::size_t>(items), seed + 1, -1000, 1000);
+      const auto xi = ufunc::to_device(hi);
+      long long s = 0;
+      int mx = hi[0];
+      for (int v : hi) s += v, mx = std::max(mx, v);
+      CHECK(ufunc::sum(xi) == s);
+      CHECK(ufunc::reduce(ufunc::plus{}, 17)(xi) == static_cast<int>(s + 17));
+      CHECK(ufunc::reduce(ufunc::maximum{})(xi) == mx);
+    }
+    // float: four elements an item, plus a tail of up to three.
+    for (index_t n : {4 * items, 4 * items + 3}) {
+      if (n == 0) continue;
+      INFO("n " << n);
+      const auto h = test::random_vector<float>(static_cast<std::size_t>(n), seed, -2.0, 2.0);
+      const auto x = ufunc::to_device(h);
+      CHECK(std::fabs(ufunc::sum(x) - dsum(h)) <= tree_bound(h.size(), dabs_sum(h)));
+      CHECK(std::fabs(ufunc::reduce(ufunc::plus{}, 5.0f)(x) - (dsum(h) + 5)) <=
+            tree_bound(h.size(), dabs_sum(h) + 5));
+      CHECK(ufunc::reduce(max_f{})(x) == *std::max_element(h.begin(), h.end()));
+      CHECK(ufunc::reduce(max_f{}, 100.0f)(x) == 100.0f);
+    }
+  }
+}

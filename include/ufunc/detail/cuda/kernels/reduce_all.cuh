@@ -7,6 +7,7 @@
 // one CUB instantiation (32-bit offsets) per call site.
 #pragma once
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
@@ -158,6 +159,90 @@ thrust::counting_iterator<I> narrow_counting(thrust::counting_iterator<index_t> 
   return thrust::counting_iterator<I>(static_cast<I>(*in));
 }
 
+/// CUB's two one-block kernels (the input of at most one tile, and the
+/// second pass over the first pass's per-block partials) replaced by one lean
+/// block loop: CUB unrolls each of them over a whole tile (16 items a thread,
+/// vector and scalar loads), about 9,000 PTX lines apiece per call site, 61 % of
+/// a reduction test's PTX. Both run one block over at most a few thousand items
+/// (a tile, or one partial per block of the first pass) with 1,024 threads
+/// (reduce_all_policies); the first pass is CUB's own kernel, unchanged. Same contract as
+/// CUB's DeviceReduceSingleTileKernel: no items stores `init`, otherwise
+/// op(init, reduction of the items).
+template <class MaxPolicy, class In, class Out, class Off, class Op, class Init, class A, class X>
+__global__ void __launch_bounds__(MaxPolicy::ActivePolicy::SingleTilePolicy::BLOCK_THREADS)
+    reduce_tile_kernel(In in, Out out, Off n, Op op, Init init, X x) {
+  constexpr int B = MaxPolicy::ActivePolicy::SingleTilePolicy::BLOCK_THREADS;
+  using block_reduce = cub::BlockReduce<A, B>;
+  __shared__ typename block_reduce::TempStorage shared;
+  if (n == 0) {
+    if (threadIdx.x == 0) *out = init;
+    return;
+  }
+  const Off t = static_cast<Off>(threadIdx.x);
+  A a{};
+  if (t < n) {
+    a = x(in[t]);
+#pragma unroll 4
+    for (Off i = t + B; i < n; i += B) a = op(a, x(in[i]));
+  }
+  const A all = n >= B ? block_reduce(shared).Reduce(a, op) : block_reduce(shared).Reduce(a, op, static_cast<int>(n));
+  if (threadIdx.x == 0) *out = op(init, all);
+}
+
+#if CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION == 0
+#define UFUNC_LEAN_CUB_REDUCE 1
+/// The policies for CUB's dispatch: the first pass as CUB tunes it for our ops
+/// (its sm_60 to sm_90 policy: 256 threads, 16 items of 4 bytes a thread,
+/// scaled by the accumulator's size; its sm_100 tunings are for
+/// cuda::std::plus only); the one-block kernels 1,024 threads wide with a
+/// quarter of the items, so the same inputs take the one-tile path and the
+/// second pass over 5,280 partials (an H200's first-pass grid) has about five
+/// loads a thread. With 256 threads the lean second pass cost 4.6 us at 2^27
+/// floats (an H200, bench/NOTES.md).
+template <class A>
+struct reduce_all_policies {
+  struct Policy600 : cub::ChainedPolicy<600, Policy600, Policy600> {
+    using ReducePolicy = cub::AgentReducePolicy<256, 16, A, 4, cub::BLOCK_REDUCE_WARP_REDUCTIONS, cub::LOAD_LDG>;
+    using SingleTilePolicy = cub::AgentReducePolicy<1024, 4, A, 4, cub::BLOCK_REDUCE_WARP_REDUCTIONS, cub::LOAD_LDG>;
+    using SegmentedReducePolicy = ReducePolicy;
+  };
+  using MaxPolicy = Policy600;
+};
+
+/// CUB's kernels for DispatchReduce (its KernelSource parameter, CCCL 3.0):
+/// the first pass is CUB's; both one-block kernels are reduce_tile_kernel.
+/// Other CCCL versions name these differently: they take CUB's public call.
+template <class MaxPolicy, class In, class Out, class Off, class Op, class Init, class A, class X>
+struct lean_reduce_kernels {
+  CUB_RUNTIME_FUNCTION static constexpr auto SingleTileKernel() {
+    return &reduce_tile_kernel<MaxPolicy, In, Out, Off, Op, Init, A, X>;
+  }
+  CUB_RUNTIME_FUNCTION static constexpr auto ReductionKernel() {
+    return &cub::detail::reduce::DeviceReduceKernel<MaxPolicy, In, Off, Op, A, X>;
+  }
+  CUB_RUNTIME_FUNCTION static constexpr auto SingleTileSecondKernel() {
+    return &reduce_tile_kernel<MaxPolicy, A*, Out, int, Op, Init, A, ::cuda::std::__identity>;
+  }
+  CUB_RUNTIME_FUNCTION static constexpr std::size_t AccumSize() { return sizeof(A); }
+};
+#endif
+
+/// cub::DeviceReduce::TransformReduce's dispatch, with lean_reduce_kernels
+/// where the CCCL version has them.
+template <class In, class Out, class Op, class X, class Init>
+cudaError_t transform_reduce(void* temp, std::size_t& bytes, In in, Out out, int count, Op op, X x, Init init,
+                             cudaStream_t s) {
+#if defined(UFUNC_LEAN_CUB_REDUCE)
+  using A = ::cuda::std::__accumulator_t<Op, cub::detail::invoke_result_t<X, cub::detail::it_value_t<In>>, Init>;
+  using hub = reduce_all_policies<A>;
+  using kernels = lean_reduce_kernels<typename hub::MaxPolicy, In, Out, int, Op, Init, A, X>;
+  return cub::DispatchTransformReduce<In, Out, int, Op, X, Init, A, hub, kernels>::Dispatch(temp, bytes, in, out,
+                                                                                           count, op, init, s, x);
+#else
+  return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, count, op, x, init, s);
+#endif
+}
+
 /// One CUB call over `count` items (32-bit offsets: each call site compiles
 /// CUB's kernels once; a longer reduction is run in chunks, reduce.hpp), and
 /// `tail` (the last chunk's; see store_finished); with
@@ -173,13 +258,12 @@ cudaError_t cub_reduce_all(void* temp, std::size_t& bytes, In in, const Xform& x
   if constexpr (HasInit) {
     using SF = store_finished<Res, Fin, acc_op<Acc, Op>, Tail>;
     auto o = thrust::make_transform_output_iterator(out, SF{fin, op, step, tail});
-    return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, op, x, init, s);
+    return transform_reduce(temp, bytes, it, o, count, op, x, init, s);
   } else {
     using MO = maybe_op<Acc, Op>;
     using SF = store_finished<Res, Fin, MO, Tail>;
     auto o = thrust::make_transform_output_iterator(out, SF{fin, MO{op}, step, tail});
-    return cub::DeviceReduce::TransformReduce(temp, bytes, it, o, count, MO{op}, wrap_maybe<Xform>{x},
-                                              maybe<Acc>{Acc{}, false}, s);
+    return transform_reduce(temp, bytes, it, o, count, MO{op}, wrap_maybe<Xform>{x}, maybe<Acc>{Acc{}, false}, s);
   }
 }
 
