@@ -43,19 +43,6 @@ struct add_f {
   __host__ __device__ float operator()(float a, float b) const { return a + b; }
 };
 
-/// Median host time of one call in microseconds (each call is synchronous).
-double time_sync_call_us(const std::function<void()>& fn, int calls = 200, int batches = 15) {
-  for (int i = 0; i < calls; ++i) fn();
-  std::vector<double> t;
-  for (int b = 0; b < batches; ++b) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) fn();
-    const auto t1 = std::chrono::steady_clock::now();
-    t.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
-  }
-  return median(t);
-}
-
 /// cub::DeviceReduce::Sum of `n` floats from `in` into `out`, its temporary
 /// storage allocated once, up front (the reference the sums are held against).
 class cub_sum {
@@ -262,13 +249,18 @@ int main() {
     float* pinned = nullptr;
     UFUNC_CUDA_CHECK(cudaMallocHost(&pinned, sizeof(float)));
     cub_sum cub_xs(xs.data(), d_out, m);
-    const double floor_us = time_sync_call_us([&] {
-      cub_xs();
-      UFUNC_CUDA_CHECK(cudaMemcpyAsync(pinned, d_out, sizeof(float), cudaMemcpyDeviceToHost, 0));
-      UFUNC_CUDA_CHECK(cudaStreamSynchronize(0));
-    });
     volatile float sink = 0;
-    const double ours_us = time_sync_call_us([&] { sink = sink + ufunc::sum(xs); });
+    // Interleaved rounds (the host's speed drifts by 10-30 % on a shared
+    // machine: timed one after the other the ratio read 1.10 to 1.41 in one lease).
+    const auto us = host_seconds_per_call_interleaved(
+        {[&] {
+           cub_xs();
+           UFUNC_CUDA_CHECK(cudaMemcpyAsync(pinned, d_out, sizeof(float), cudaMemcpyDeviceToHost, 0));
+           UFUNC_CUDA_CHECK(cudaStreamSynchronize(0));
+         },
+         [&] { sink = sink + ufunc::sum(xs); }},
+        100, 31);
+    const double floor_us = us[0] * 1e6, ours_us = us[1] * 1e6;
     double r1 = 0, a1 = 0;
     for (std::size_t i = 0; i < m; ++i) r1 += h[i], a1 += std::fabs(h[i]);
     correct &= check("sum 2^20 to host", ufunc::sum(xs), r1, 20 * std::ldexp(1.0, -24) * a1);
