@@ -117,7 +117,10 @@ TARGET_SOURCES = {"bench_core": "issue 1 (bench/NOTES.md, Elementwise)", "bench_
                   "bench_linalg": "issue 4 (bench/NOTES.md, Issue 4)", "bench_lazy": "issue 18 (bench/NOTES.md, Issue 18)",
                   "bench_pairwise": "issue 15 (README, Points as rows)",
                   "bench_stream": "issue 14 (README, Streaming from host memory)",
-                  "bench_half": "issue 17 (bench/NOTES.md, bf16 sum)"}
+                  "bench_half": "issue 17 (bench/NOTES.md, bf16 sum)",
+                  "bench_tensor_core": "issues 17 and 43 (the public call against cuBLAS)",
+                  "bench_random": "issue 41", "bench_gufunc": "issue 41",
+                  "bench_sort": "issue 42", "bench_reduceat": "issue 42", "bench_primitives": "issue 42"}
 # Targets that compare ufunc (sweep.csv) with a peer (peers.csv), measured in one
 # run but by two programs: (measure, target, (compare, bound), value from the rows, source).
 CROSS_TARGETS = [
@@ -165,13 +168,12 @@ SWEEP_CHECKS = [
     (r"^1-NN argmin: T pairs", lambda d: (num(d.get(("knn_3d", "ufunc argmin(lazy dist2(vec<3>))", "262144x262144"), {}).get("throughput")) or 0) * 1e-12 or None),
 ]
 # Targets no benchmark program of bench_all.sh measures (compile time, issue 19:
-# scripts/compile_times.sh), and those of open issues whose code does not exist
-# yet; listed with their last recorded values, or as not measured.
-NOT_BUILT = "not measured: not built yet"
+# scripts/compile_times.sh; two GPUs, issue 22: bench_multi_gpu), listed with
+# their last recorded values.
 OTHER_TARGETS = [
-    ("bf16 and f16 matmul 8192^3 / 4096^3 / 1024^3 vs cuBLAS", ">= 0.75 / 0.70 / 0.50", NOT_BUILT, "issue 17 (open)"),
-    ("TF32 matmul 8192^3 / cuBLAS TF32", ">= 0.70", NOT_BUILT, "issue 17 (open)"),
-    ("gaussian_pdf / sum / matmul on two GPUs vs one", ">= 1.9 / 1.85 / 1.8", NOT_BUILT, "issue 22 (open)"),
+    ("gaussian_pdf / sum / matmul on two GPUs vs one", ">= 1.9 / 1.85 / 1.8",
+     "1.950 / 1.942 / 1.917 (bench_multi_gpu on two H200s, bench/NOTES.md 2026-11-30; needs two GPUs: "
+     "not run by bench_all.sh)", "issue 22"),
     ("one vectorize call site, nvcc time / thrust::reduce's", "<= 1.2", "0.93 (bench/NOTES.md, not re-run)", "issue 19"),
     ("one sum(x) call site, nvcc time / thrust::reduce's", "<= 1.5", "0.94 (bench/NOTES.md, not re-run)", "issue 19"),
     ("ten six-node expressions / ten eager calls, nvcc time", "<= 2", "1.58 (bench/NOTES.md, not re-run)", "issue 18"),
