@@ -162,8 +162,9 @@ thrust::counting_iterator<I> narrow_counting(thrust::counting_iterator<index_t> 
 /// CUB's two one-block kernels (the input of at most one tile, and the
 /// second pass over the first pass's per-block partials) replaced by one lean
 /// block loop: CUB unrolls each of them over a whole tile (16 items a thread,
-/// vector and scalar loads): in CI's PTX census about 9,000 lines apiece per
-/// call site, 61 % of test_reduce.cpp's PTX. Both run one block over at most a few thousand items
+/// vector and scalar loads): in CI's PTX census (cicc -O0) about 9,000 lines
+/// apiece per call site, 61 % of test_reduce.cpp's PTX; at -O3 a third of such
+/// a call site's nvcc time (bench/NOTES.md, session 24). Both run one block over at most a few thousand items
 /// (a tile, or one partial per block of the first pass) with 1,024 threads
 /// (reduce_all_policies); the first pass is CUB's own kernel, unchanged. Same contract as
 /// CUB's DeviceReduceSingleTileKernel: no items stores `init`, otherwise
