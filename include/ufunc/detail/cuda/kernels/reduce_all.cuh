@@ -159,16 +159,16 @@ thrust::counting_iterator<I> narrow_counting(thrust::counting_iterator<index_t> 
   return thrust::counting_iterator<I>(static_cast<I>(*in));
 }
 
-/// CUB's two one-block kernels (the input of at most one tile, and the
-/// second pass over the first pass's per-block partials) replaced by one lean
-/// block loop: CUB unrolls each of them over a whole tile (16 items a thread,
-/// vector and scalar loads): in CI's PTX census (cicc -O0) about 9,000 lines
-/// apiece per call site, 61 % of test_reduce.cpp's PTX; at -O3 a third of such
-/// a call site's nvcc time (bench/NOTES.md, session 24). Both run one block over at most a few thousand items
-/// (a tile, or one partial per block of the first pass) with 1,024 threads
-/// (reduce_all_policies); the first pass is CUB's own kernel, unchanged. Same contract as
-/// CUB's DeviceReduceSingleTileKernel: no items stores `init`, otherwise
-/// op(init, reduction of the items).
+/// CUB's two one-block kernels (the input of at most one tile, and the second
+/// pass over the first pass's per-block partials) as one lean block loop. CUB
+/// unrolls each over a whole tile (16 items a thread, vector and scalar loads):
+/// about a third of a whole-reduction call site's nvcc time at -O3 (bench/NOTES.md,
+/// session 24). Both run one block of 1,024 threads (reduce_all_policies) over at
+/// most a few thousand items: a tile, or one partial per first-pass block. Same
+/// contract as CUB's DeviceReduceSingleTileKernel: no items stores `init`,
+/// otherwise op(init, reduction of the items). (The library's own one-block
+/// pass, finish_one, stores through store_result; CUB's dispatch launches this
+/// one with its own arguments.)
 template <class MaxPolicy, class In, class Out, class Off, class Op, class Init, class A, class X>
 __global__ void __launch_bounds__(MaxPolicy::ActivePolicy::SingleTilePolicy::BLOCK_THREADS)
     reduce_tile_kernel(In in, Out out, Off n, Op op, Init init, X x) {
@@ -192,18 +192,17 @@ __global__ void __launch_bounds__(MaxPolicy::ActivePolicy::SingleTilePolicy::BLO
 
 #if CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION == 0
 #define UFUNC_LEAN_CUB_REDUCE 1
-/// The policies for CUB's dispatch: the first pass as CUB tunes it for our ops
-/// (its sm_60 to sm_90 policy: 256 threads, 16 items of 4 bytes a thread,
-/// scaled by the accumulator's size; its sm_100 tunings are for
-/// cuda::std::plus only); the one-block kernels 1,024 threads wide with a
-/// quarter of the items, so the same inputs take the one-tile path and the
-/// second pass over 5,280 partials (an H200's first-pass grid) has about five
-/// loads a thread. With 256 threads the lean second pass cost 4.6 us at 2^27
-/// floats (an H200, bench/NOTES.md).
-template <class A>
+/// The policies for CUB's dispatch: the first pass is CUB's own policy for the
+/// op (its sm_60 to sm_90 one: its sm_100 tunings are for cuda::std::plus only);
+/// the one-block kernels are 1,024 threads wide with a quarter of the items, so
+/// the same inputs take the one-tile path and the second pass over 5,280
+/// partials (an H200's first-pass grid) has about five loads a thread. With 256
+/// threads the lean second pass cost 4.6 us at 2^27 floats (an H200,
+/// bench/NOTES.md).
+template <class A, class Op>
 struct reduce_all_policies {
   struct Policy600 : cub::ChainedPolicy<600, Policy600, Policy600> {
-    using ReducePolicy = cub::AgentReducePolicy<256, 16, A, 4, cub::BLOCK_REDUCE_WARP_REDUCTIONS, cub::LOAD_LDG>;
+    using ReducePolicy = typename cub::detail::reduce::policy_hub<A, int, Op>::Policy600::ReducePolicy;
     using SingleTilePolicy = cub::AgentReducePolicy<1024, 4, A, 4, cub::BLOCK_REDUCE_WARP_REDUCTIONS, cub::LOAD_LDG>;
     using SegmentedReducePolicy = ReducePolicy;
   };
@@ -235,7 +234,7 @@ cudaError_t transform_reduce(void* temp, std::size_t& bytes, In in, Out out, int
                              cudaStream_t s) {
 #if defined(UFUNC_LEAN_CUB_REDUCE)
   using A = ::cuda::std::__accumulator_t<Op, cub::detail::invoke_result_t<X, cub::detail::it_value_t<In>>, Init>;
-  using hub = reduce_all_policies<A>;
+  using hub = reduce_all_policies<A, Op>;
   using kernels = lean_reduce_kernels<typename hub::MaxPolicy, In, Out, int, Op, Init, A, X>;
   return cub::DispatchTransformReduce<In, Out, int, Op, X, Init, A, hub, kernels>::Dispatch(temp, bytes, in, out,
                                                                                            count, op, init, s, x);
