@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 7 (one H200), after the review's mend (reduce_all_policies takes CUB's own
+# Call 7 (one H200; NOT RUN: refused, the session's device time was spent), after the review's mend (reduce_all_policies takes CUB's own
 # first-pass policy type; the one-block test past 1,024 partials): test_reduce and
 # test_sum_accuracy at 16 threads, memcheck over the one-block case, bench_reduce once.
 mkdir -p /tmp/x && tar -C /tmp/x -xJf .gpu/bin.tar.xz && cd /tmp/x/bin
