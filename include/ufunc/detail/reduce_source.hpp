@@ -132,15 +132,17 @@ struct maybe_op {
 };
 
 /// V contiguous elements at p (aligned to their size) in one access; on the
-/// device a 16-byte read-only load with a 256-byte L2 prefetch, as the flat
-/// elementwise kernel uses.
+/// device a 16-byte read-only load. No `.L2::256B` prefetch hint: on an H200 it
+/// cost every reduction engine 2-4 % ((8192, 8192) float sums over axis 0 / axis
+/// 1 against a read of the same bytes 0.87 / 0.92 with it, 0.91 / 0.95 without;
+/// bench/NOTES.md, session 25).
 template <class T, int V>
 UFUNC_HD vec_reg<T, V> load_vec(const T* p) {
   vec_reg<T, V> r;
 #if UFUNC_DEVICE_PASS
   if constexpr (sizeof(r) == 16) {
     uint4 u;
-    asm("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p));
+    asm("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w) : "l"(p));
     memcpy(&r, &u, 16);
     return r;
   }

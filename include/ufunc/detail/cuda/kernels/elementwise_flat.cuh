@@ -25,10 +25,12 @@ struct group_regs {
     if constexpr (is_computed_v<Op>) {
       r = op.template load_vec<V>(i);  // made, not read (one Philox block per four floats)
     } else if constexpr (sizeof(R) == 16 && alignof(R) == 16) {
-      // Read-only path with a 256-byte L2 prefetch: more DRAM requests in flight
-      // per instruction, which streaming kernels need to approach peak bandwidth.
+      // Read-only path. The `.L2::256B` prefetch hint it had (more DRAM requests
+      // in flight per instruction, adopted on an H100) cost an H200 about 1 %:
+      // bf16 gaussian_pdf / device copy 0.965 with it, 0.971 without (float
+      // 0.974 / 0.978; bench/NOTES.md, session 25).
       uint4 u;
-      asm volatile("ld.global.nc.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];"
+      asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];"
                    : "=r"(u.x), "=r"(u.y), "=r"(u.z), "=r"(u.w)
                    : "l"(op.p + i));
       memcpy(&r, &u, 16);

@@ -51,8 +51,8 @@ __device__ __forceinline__ T arg_better_value(T a, T b) {
 /// a NaN). Rounds and the elements within one are visited in increasing index
 /// order, so this picks the element the one-level fold picks. After the first
 /// few rounds improvements are rare. (Reading the improving round again at the
-/// end instead cost a quarter more DRAM traffic: each isolated 16-byte load
-/// fetches a whole 256-byte L2 prefetch unit.)
+/// end instead cost a quarter more DRAM traffic, measured when the loads carried
+/// a 256-byte L2 prefetch hint: each isolated 16-byte load fetched 256 bytes.)
 template <int U, int V, class Src, class B, class Op, class Acc>
 __device__ __forceinline__ void fold_slots_arg(const Src& src, const B& b, const Op& op, index_t r0, index_t r1,
                                                index_t q0, index_t step, Acc& acc, bool& have) {
