@@ -262,12 +262,14 @@ struct map_source {
   }
   /// Column kernels may read V neighbouring outputs at once: the outputs' inner
   /// dim is a multiple of V long and, for every array input, contiguous (or one
-  /// broadcast value) with every other step V-aligned.
+  /// broadcast value) with every other step V-aligned; and the reduced elements
+  /// are one dim after merging (at_column<V> steps along it; other layouts take
+  /// the scalar column kernel).
   bool vec_columns_ok(int V) const {
     if constexpr (vec_width == 1) {
       return false;
     } else {
-      if (kept.ndim < 1 || kept.dims[kept.ndim - 1] % V) return false;
+      if (kept.ndim < 1 || kept.dims[kept.ndim - 1] % V || red.ndim > 1) return false;
       return all_inputs([&](auto k, const auto& op) {
         const auto st = kept.strides[k][kept.ndim - 1];
         if (st == 0) return true;
@@ -351,6 +353,42 @@ struct map_source {
     kept.offsets(static_cast<std::uint64_t>(o), b.off);
     return b;
   }
+  /// The column kernel's view of output o (kernels/reduce_columns.cuh): its
+  /// base, and what each of its loads would otherwise read from the plans, held
+  /// in registers: every input's step along a single reduced dim, and whether it
+  /// moves along the outputs (a plan read at a run-time index, from the kernel's
+  /// parameters, before every load; bench/NOTES.md, session 25).
+  struct column_t {
+    base_t b;
+    index_t step[NIN];
+    bool moves[NIN];
+  };
+  UFUNC_HD column_t column(index_t o) const {
+    column_t c{base(o), {}, {}};
+    for (int k = 0; k < NIN; ++k) {
+      c.step[k] = red.ndim == 1 ? red.strides[k][0] : 0;
+      c.moves[k] = kept.ndim >= 1 && kept.strides[k][kept.ndim - 1] != 0;
+    }
+    return c;
+  }
+  /// at(b, r) for the column kernel.
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD Acc at_column(const column_t& c, index_t r) const {
+    index_t off[NIN];
+    column_offsets(c, r, off);
+    return lift(eval_at(map, ins, off, std::make_index_sequence<NIN>{}), r);
+  }
+  /// at_vec<V>(b, r, 0, out) for the column kernel, where vec_columns_ok(V)
+  /// holds (at most one reduced dim: each input's offset is one multiply-add).
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V>
+  UFUNC_HD void at_column(const column_t& c, index_t r, Acc* out) const {
+    if constexpr (vec_width > 1) {
+      index_t off[NIN];
+      for (int k = 0; k < NIN; ++k) off[k] = c.b.off[k] + r * c.step[k];
+      at_column_lanes<V>(c, off, r, out, std::make_index_sequence<NIN>{});
+    }
+  }
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD Acc at(const base_t& b, index_t r) const {
     index_t off[NIN];
@@ -359,6 +397,24 @@ struct map_source {
   }
 
  private:
+  UFUNC_HD void column_offsets(const column_t& c, index_t r, index_t* off) const {
+    if (red.ndim <= 1) {
+      for (int k = 0; k < NIN; ++k) off[k] = c.b.off[k] + r * c.step[k];
+    } else {
+      red.offsets(static_cast<std::uint64_t>(r), off);
+      for (int k = 0; k < NIN; ++k) off[k] += c.b.off[k];
+    }
+  }
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V, std::size_t... K>
+  UFUNC_HD void at_column_lanes(const column_t& c, const index_t* off, index_t r, Acc* out,
+                                std::index_sequence<K...>) const {
+    const cuda::std::tuple<decltype(lanes_moving<V, K>(off, true))...> v(lanes_moving<V, K>(off, c.moves[K])...);
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int j = 0; j < V; ++j) out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r);
+  }
   /// Every input's offset of reduced element r of the output at base b.
   UFUNC_HD void offsets_at(const base_t& b, index_t r, index_t* off) const {
     if (red.ndim <= 1) {
@@ -400,18 +456,21 @@ struct map_source {
   /// the vector (its stride there is 1), else one value repeated.
   template <int V, std::size_t K>
   UFUNC_HD auto lanes(const index_t* off, index_t rstep) const {
+    return lanes_moving<V, K>(off, (rstep ? red.strides[K][red.ndim - 1] : kept.strides[K][kept.ndim - 1]) != 0);
+  }
+  /// As lanes, told whether input K moves along the vector.
+  template <int V, std::size_t K>
+  UFUNC_HD auto lanes_moving(const index_t* off, bool moves) const {
     using Op = cuda::std::tuple_element_t<K, Ins>;
     using T = typename Op::value_type;
     const Op& op = cuda::std::get<K>(ins);
     vec_reg<T, V> x;
     if constexpr (is_computed_v<Op>) {  // made, not read: one Philox block per four floats
-      const index_t st = rstep ? red.strides[K][red.ndim - 1] : kept.strides[K][kept.ndim - 1];
-      if (st != 0) return op.template load_vec<V>(off[K]);
+      if (moves) return op.template load_vec<V>(off[K]);
       const T one = op.load(off[K]);
       for (int j = 0; j < V; ++j) x.v[j] = one;
     } else if constexpr (Op::is_array) {
-      const index_t st = rstep ? red.strides[K][red.ndim - 1] : kept.strides[K][kept.ndim - 1];
-      if (st != 0) return load_vec<T, V>(op.p + off[K]);
+      if (moves) return load_vec<T, V>(op.p + off[K]);
       const T one = op.p[off[K]];
       for (int j = 0; j < V; ++j) x.v[j] = one;
     } else {
@@ -522,6 +581,11 @@ struct partial_source {
   index_t K;
   UFUNC_HD base_t base(index_t o) const { return o; }
   UFUNC_HD Acc at(base_t b, index_t r) const { return p[r * K + b]; }
+  using column_t = base_t;
+  UFUNC_HD column_t column(index_t o) const { return o; }
+  UFUNC_HD Acc at_column(column_t c, index_t r) const { return at(c, r); }
+  template <int V>
+  UFUNC_HD void at_column(column_t, index_t, Acc*) const {}
 };
 
 }  // namespace ufunc::detail
