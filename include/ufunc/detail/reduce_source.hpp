@@ -371,13 +371,9 @@ struct map_source {
     }
     return c;
   }
-  /// at(b, r) for the column kernel.
+  /// at(b, r) for the column kernel (any reduced dims).
   UFUNC_EXEC_CHECK_DISABLE
-  UFUNC_HD Acc at_column(const column_t& c, index_t r) const {
-    index_t off[NIN];
-    column_offsets(c, r, off);
-    return lift(eval_at(map, ins, off, std::make_index_sequence<NIN>{}), r);
-  }
+  UFUNC_HD Acc at_column(const column_t& c, index_t r) const { return at(c.b, r); }
   /// at_vec<V>(b, r, 0, out) for the column kernel, where vec_columns_ok(V)
   /// holds (at most one reduced dim: each input's offset is one multiply-add).
   UFUNC_EXEC_CHECK_DISABLE
@@ -397,14 +393,6 @@ struct map_source {
   }
 
  private:
-  UFUNC_HD void column_offsets(const column_t& c, index_t r, index_t* off) const {
-    if (red.ndim <= 1) {
-      for (int k = 0; k < NIN; ++k) off[k] = c.b.off[k] + r * c.step[k];
-    } else {
-      red.offsets(static_cast<std::uint64_t>(r), off);
-      for (int k = 0; k < NIN; ++k) off[k] += c.b.off[k];
-    }
-  }
   UFUNC_EXEC_CHECK_DISABLE
   template <int V, std::size_t... K>
   UFUNC_HD void at_column_lanes(const column_t& c, const index_t* off, index_t r, Acc* out,
