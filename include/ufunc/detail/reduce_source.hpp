@@ -385,6 +385,32 @@ struct map_source {
       at_column_lanes<V>(c, off, r, out, std::make_index_sequence<NIN>{});
     }
   }
+  /// The row kernels' view of output o (kernels/reduce_slots.cuh): its base and
+  /// every input's step along a single reduced dim, held in registers (the
+  /// loads read no plan; as column_t, bench/NOTES.md, session 26).
+  struct row_t {
+    base_t b;
+    index_t step[NIN];
+  };
+  UFUNC_HD row_t row(index_t o) const {
+    row_t w{base(o), {}};
+    for (int k = 0; k < NIN; ++k) w.step[k] = red.ndim == 1 ? red.strides[k][0] : 0;
+    return w;
+  }
+  /// at(b, r) for the row kernels (any reduced dims).
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD Acc at_row(const row_t& w, index_t r) const { return at(w.b, r); }
+  /// at_vec_fold<V>(b, r, out) for the row kernels, where vec_rows_ok(V) holds
+  /// (one reduced dim, each input's step 1 or 0: its offset is one multiply-add).
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V>
+  UFUNC_HD void at_row_vec_fold(const row_t& w, index_t r, fold_type* out) const {
+    if constexpr (vec_width > 1) {
+      index_t off[NIN];
+      for (int k = 0; k < NIN; ++k) off[k] = w.b.off[k] + r * w.step[k];
+      at_row_lanes<V>(w, off, r, out, std::make_index_sequence<NIN>{});
+    }
+  }
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD Acc at(const base_t& b, index_t r) const {
     index_t off[NIN];
@@ -393,6 +419,21 @@ struct map_source {
   }
 
  private:
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V, std::size_t... K>
+  UFUNC_HD void at_row_lanes(const row_t& w, const index_t* off, index_t r, fold_type* out,
+                             std::index_sequence<K...>) const {
+    const cuda::std::tuple<decltype(lanes_moving<V, K>(off, true))...> v(lanes_moving<V, K>(off, w.step[K] != 0)...);
+#if defined(__CUDACC__)
+#  pragma unroll
+#endif
+    for (int j = 0; j < V; ++j) {
+      if constexpr (Lift::uses_index)
+        out[j] = map(cuda::std::get<K>(v).v[j]...);
+      else
+        out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r + j);
+    }
+  }
   UFUNC_EXEC_CHECK_DISABLE
   template <int V, std::size_t... K>
   UFUNC_HD void at_column_lanes(const column_t& c, const index_t* off, index_t r, Acc* out,
@@ -541,6 +582,15 @@ struct dense_row_source {
   UFUNC_HD Acc lift_fold(const fold_type& v, index_t r) const { return lift(v, r); }
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD Acc at(base_t, index_t r) const { return lift(map(p[r]), r); }
+  using row_t = base_t;
+  UFUNC_HD row_t row(index_t o) const { return base(o); }
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD Acc at_row(row_t w, index_t r) const { return at(w, r); }
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V>
+  UFUNC_HD void at_row_vec_fold(row_t w, index_t r, fold_type* out) const {
+    at_vec_fold<V>(w, r, out);
+  }
 };
 
 template <class Acc, class Lift, class Map, class Ins, int NIN, bool Dense>
@@ -574,6 +624,11 @@ struct partial_source {
   UFUNC_HD Acc at_column(column_t c, index_t r) const { return at(c, r); }
   template <int V>
   UFUNC_HD void at_column(column_t, index_t, Acc*) const {}
+  using row_t = base_t;
+  UFUNC_HD row_t row(index_t o) const { return o; }
+  UFUNC_HD Acc at_row(row_t w, index_t r) const { return at(w, r); }
+  template <int V>
+  UFUNC_HD void at_row_vec_fold(row_t, index_t, Acc*) const {}
 };
 
 }  // namespace ufunc::detail

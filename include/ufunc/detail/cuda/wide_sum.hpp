@@ -165,6 +165,15 @@ struct wide_source {
   UFUNC_HD void at_vec_fold(const base_t& b, index_t r, fold_type* out) const {
     inner.template at_vec_fold<V>(b, r, out);
   }
+  using row_t = typename Src::row_t;
+  UFUNC_HD row_t row(index_t o) const { return inner.row(o); }
+  UFUNC_EXEC_CHECK_DISABLE
+  UFUNC_HD acc_type at_row(const row_t& w, index_t r) const { return ws::widen(inner.at_row(w, r)); }
+  UFUNC_EXEC_CHECK_DISABLE
+  template <int V>
+  UFUNC_HD void at_row_vec_fold(const row_t& w, index_t r, fold_type* out) const {
+    inner.template at_row_vec_fold<V>(w, r, out);
+  }
   bool made_flat_ok(int V) const { return inner.made_flat_ok(V); }
   UFUNC_EXEC_CHECK_DISABLE
   template <int V>

@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(BLOCK)
     const index_t nslots = (r1 - r0 + V - 1) / V;
     Acc acc{};
     bool have = false;
-    fold_slots<U, V>(src, src.base(o), op, r0, r1, threadIdx.x, BLOCK, acc, have);
+    fold_slots<U, V>(src, src.row(o), op, r0, r1, threadIdx.x, BLOCK, acc, have);
     const Acc total = block_reduce(tmp).Reduce(acc, op, nslots < BLOCK ? static_cast<int>(nslots) : BLOCK);
     if (threadIdx.x == 0) store(it, o, total);
     __syncthreads();  // tmp is reused by the next item

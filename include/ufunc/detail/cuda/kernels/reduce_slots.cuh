@@ -9,17 +9,17 @@
 
 namespace ufunc::detail {
 
-/// Folds slots q0, q0 + step, ... of the range [r0, r1) (slot q is elements
-/// r0 + q V ..) into `acc`; `have` says whether acc holds a value yet. Rounds of
-/// U slots: the full slots' loads (one V-wide load each) are issued together,
-/// predicated at the range's end, then folded in slot order; a last, partial
-/// slot is read element by element. No identity is needed. Elements are folded
-/// in increasing index order (combine_in_order relies on it). One accumulator
-/// per lane instead (V independent chains) measured slower for argmax on an
-/// H100 (0.57-0.64 of peak against 0.71-0.75): the registers it takes cost more
-/// resident blocks than the chains gain.
-template <int U, int V, class Src, class B, class Op, class Acc>
-__device__ __forceinline__ void fold_slots(const Src& src, const B& b, const Op& op, index_t r0, index_t r1,
+/// Folds slots q0, q0 + step, ... of the range [r0, r1) of row `w` (src.row(o);
+/// slot q is elements r0 + q V ..) into `acc`; `have` says whether acc holds a
+/// value yet. Rounds of U slots: the full slots' loads (one V-wide load each)
+/// are issued together, predicated at the range's end, then folded in slot
+/// order; a last, partial slot is read element by element. No identity is
+/// needed. Elements are folded in increasing index order (combine_in_order
+/// relies on it). One accumulator per lane instead (V independent chains)
+/// measured slower for argmax on an H100 (0.57-0.64 of peak against 0.71-0.75):
+/// the registers it takes cost more resident blocks than the chains gain.
+template <int U, int V, class Src, class W, class Op, class Acc>
+__device__ __forceinline__ void fold_slots(const Src& src, const W& w, const Op& op, index_t r0, index_t r1,
                                            index_t q0, index_t step, Acc& acc, bool& have) {
   const index_t n = r1 - r0, nslots = (n + V - 1) / V, nfull = n / V;
   auto add = [&](const Acc& x) {
@@ -35,9 +35,9 @@ __device__ __forceinline__ void fold_slots(const Src& src, const B& b, const Op&
     for (int u = 0; u < U; ++u)
       if (q + u * step < nfull) {
         if constexpr (V == 1)
-          v[u][0] = src.at(b, r0 + q + u * step);
+          v[u][0] = src.at_row(w, r0 + q + u * step);
         else
-          src.template at_vec_fold<V>(b, r0 + (q + u * step) * V, v[u]);
+          src.template at_row_vec_fold<V>(w, r0 + (q + u * step) * V, v[u]);
       }
     if constexpr (V > 1 && is_wide_source<Src>::value) {
       // A widened sum: the round's full slots added in the narrow type, in
@@ -62,7 +62,7 @@ __device__ __forceinline__ void fold_slots(const Src& src, const B& b, const Op&
       for (int u = 0; u < U; ++u) {
         const index_t qu = q + u * step;
         if (qu >= nfull && qu < nslots)
-          for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at(b, e));
+          for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at_row(w, e));
       }
     } else {
 #pragma unroll
@@ -77,7 +77,7 @@ __device__ __forceinline__ void fold_slots(const Src& src, const B& b, const Op&
               add(src.lift_fold(v[u][j], r0 + qu * V + j));
           }
         } else if (qu < nslots) {
-          for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at(b, e));
+          for (index_t e = r0 + qu * V; e < r1; ++e) add(src.at_row(w, e));
         }
       }
     }

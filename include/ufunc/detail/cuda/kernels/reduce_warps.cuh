@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(BLOCK) reduce_warps_kernel(Src src, Op op, Sto
     const index_t nslots = (r1 - r0 + V - 1) / V;
     Acc acc{};
     bool have = false;
-    if (nslots > 0) fold_slots<U, V>(src, src.base(o), op, r0, r1, lane, g, acc, have);
+    if (nslots > 0) fold_slots<U, V>(src, src.row(o), op, r0, r1, lane, g, acc, have);
     // Lanes 0 .. valid-1 of the group hold values; combine them in lane order.
     const index_t valid = nslots < g ? nslots : g;
     for (int d = 1; d < g; d *= 2) {
