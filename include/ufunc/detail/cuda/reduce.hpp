@@ -362,6 +362,7 @@ struct reduce_backend<target::cuda> {
     const index_t want = cuda_launch::sm_count() *
                          cuda_launch::resident_blocks(reduce_arg_dense_kernel<tu::dense_block, U, V, D, Op, store_t>, tu::dense_block);
     index_t nchunks = std::clamp<index_t>(R / (index_t(tu::dense_block) * U * V), 1, want);
+    nchunks = std::max<index_t>(nchunks, (R + (index_t(1) << 30) - 1) >> 30);  // the kernel's 32-bit offsets
     const index_t chunk_len = ((R + nchunks - 1) / nchunks + V - 1) / V * V;
     nchunks = (R + chunk_len - 1) / chunk_len;
     auto launch = [&](const store_t& store) {

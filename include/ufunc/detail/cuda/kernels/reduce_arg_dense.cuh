@@ -1,10 +1,11 @@
 // argmin/argmax of one contiguous array (a whole reduction): one thread block
-// per chunk, in one wave, each thread folding its 16-byte slots in two levels
-// (fold_slots_arg), then a block reduction to one partial per chunk. The row
-// kernel's work without its loop over (output, chunk) items, whose 64-bit
+// per chunk, in one wave, each thread folding its 16-byte slots to a best value,
+// then block reductions to one partial per chunk (reduce_arg_dense_kernel). The
+// row kernel's work without its loop over (output, chunk) items, whose 64-bit
 // divisions and extra state cost registers and so resident blocks.
 #pragma once
 
+#include <cuda/std/limits>
 #include <type_traits>
 
 #include <cub/block/block_reduce.cuh>
@@ -41,34 +42,67 @@ __device__ __forceinline__ T arg_better_value(T a, T b) {
   return (Max ? a < b : b < a) ? b : a;
 }
 
-/// fold_slots for argmin/argmax over vector slots (the row kernels, whose
-/// register budget is tighter, measured no gain from it and keep fold_slots'
-/// one-level fold), in two levels: each round's
-/// U * V values are reduced to the best value alone (one max.NaN per element: no
-/// dependent chain of value-and-index selects), and only a round that strictly
-/// improves on the thread's best so far is searched, while its values are still
-/// in registers, for the first element holding the new best (the first NaN for
-/// a NaN). Rounds and the elements within one are visited in increasing index
-/// order, so this picks the element the one-level fold picks. After the first
-/// few rounds improvements are rare. (Reading the improving round again at the
-/// end instead cost a quarter more DRAM traffic, measured when the loads carried
-/// a 256-byte L2 prefetch hint: each isolated 16-byte load fetched 256 bytes.)
-template <int U, int V, class Src, class B, class Op, class Acc>
-__device__ __forceinline__ void fold_slots_arg(const Src& src, const B& b, const Op& op, index_t r0, index_t r1,
-                                               index_t q0, index_t step, Acc& acc, bool& have) {
+/// One chunk of a whole argmin/argmax a block, in three steps, so that the loop
+/// over the data carries no branch and no index:
+/// 1. Each thread folds rounds of U slots of V values (V-wide loads, slots
+///    q0, q0 + step, ...) to each round's best value (one max.NaN per element
+///    for float: a chain per slot, then the slots' in a tree) and keeps its best
+///    value and the first round that reached it (a round strictly improves on
+///    the best so far, or holds its first NaN). The last, partial slot's
+///    elements (after every full slot) are folded as values too.
+/// 2. A block reduction of the values gives the chunk's best, M.
+/// 3. Only the threads whose best is M search for its first index, reading
+///    that round again (a few loads a block; with ties, at most one round a
+///    thread), or the partial slot; a block minimum of the indices.
+/// H200, argmax of 2^27 floats / read kernel: 0.943 against 0.906 for the
+/// former fold, which searched every improving round while its values were in
+/// registers (a branch in the loop: 39 registers, 6 blocks an SM, against 32
+/// and 8 with 32-bit offsets; bench/NOTES.md, session 26).
+/// Chunk b is elements [b * chunk_len, min(R, (b + 1) * chunk_len)); chunk_len
+/// is a multiple of V and at most 2^30 (32-bit offsets within a chunk); the
+/// partial goes to store(b, 0, .).
+template <int BLOCK, int U, int V, class Src, class Op, class Store>
+__global__ void __launch_bounds__(BLOCK)
+    reduce_arg_dense_kernel(Src src, Op op, Store store, index_t R, index_t chunk_len) {
+  using Acc = typename Src::acc_type;
   using T = typename arg_fold<Op>::value_type;
   constexpr bool Max = arg_fold<Op>::max;
   using F = typename Src::fold_type;
-  const index_t n = r1 - r0, nfull = n / V;
-  for (index_t q = q0; q < nfull; q += U * step) {
+  static_assert((U & (U - 1)) == 0, "reduce_arg_dense_kernel: a power-of-two round");
+  struct better_value {
+    __device__ T operator()(const T& a, const T& b) const { return arg_better_value<Max>(a, b); }
+  };
+  struct lower_index {
+    __device__ index_t operator()(index_t a, index_t b) const { return a < b ? a : b; }
+  };
+  using value_reduce = cub::BlockReduce<T, BLOCK>;
+  using index_reduce = cub::BlockReduce<index_t, BLOCK>;
+  __shared__ union {
+    typename value_reduce::TempStorage v;
+    typename index_reduce::TempStorage i;
+  } tmp;
+  __shared__ T chunk_best;
+  (void)op;
+  const index_t b = 0;
+  const index_t r0 = static_cast<index_t>(blockIdx.x) * chunk_len;
+  Src c = src;  // this chunk's elements from 0: 32-bit offsets in the loop
+  c.p += r0;
+  const int n = static_cast<int>((r0 + chunk_len < R ? r0 + chunk_len : R) - r0), nfull = n / V;
+  const int nslots = (n + V - 1) / V;
+  const int q0 = static_cast<int>(threadIdx.x);
+  constexpr int step = BLOCK;
+  const int valid = nslots < BLOCK ? nslots : BLOCK;  // threads with elements: 0 .. valid - 1
+  auto improves = [](const T& m, const T& best) {
+    return !is_nan(best) && (is_nan(m) || (Max ? best < m : m < best));
+  };
+  // 1. The thread's best value and the first round (its first slot) holding it.
+  T best{};
+  int bq = -1;
+  for (int q = q0; q < nfull; q += U * step) {
     F v[U][V];
 #pragma unroll
     for (int u = 0; u < U; ++u)
-      if (q + u * step < nfull) src.template at_vec_fold<V>(b, r0 + (q + u * step) * V, v[u]);
-    // The round's best value: one chain per slot (independent), then the
-    // slots' in a tree: about V + log2(U) dependent steps, not U V - 1 (the
-    // next round's loads wait for them). A slot past the end is left out.
-    static_assert((U & (U - 1)) == 0, "fold_slots_arg: a power-of-two round");
+      if (q + u * step < nfull) c.template at_vec_fold<V>(b, (q + u * step) * V, v[u]);
     T ms[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
@@ -81,48 +115,42 @@ __device__ __forceinline__ void fold_slots_arg(const Src& src, const B& b, const
     for (int h = U / 2; h >= 1; h /= 2)
 #pragma unroll
       for (int k = 0; k < h; ++k) ms[k] = arg_better_value<Max>(ms[k], ms[k + h]);
-    const T m = ms[0];
-    if (!have || (!is_nan(acc.v) && (is_nan(m) || (Max ? acc.v < m : m < acc.v)))) {
-      // The first (u, j) holding m, searched from the last one down.
-      index_t at = 0;
-#pragma unroll
-      for (int u = U - 1; u >= 0; --u)
-        if (q + u * step < nfull) {
-#pragma unroll
-          for (int j = V - 1; j >= 0; --j) {
-            const T x = static_cast<T>(v[u][j]);
-            if (is_nan(m) ? is_nan(x) : x == m) at = r0 + (q + u * step) * V + j;
-          }
-        }
-      acc = Acc{m, at};
-      have = true;
-    }
+    const bool up = bq < 0 || improves(ms[0], best);
+    best = up ? ms[0] : best;
+    bq = up ? q : bq;
   }
-  // The last, partial slot (after every full one), element by element.
-  if (nfull * V < n && nfull >= q0 && (nfull - q0) % step == 0)
-    for (index_t e = r0 + nfull * V; e < r1; ++e) {
-      const Acc x = src.at(b, e);
-      acc = have ? combine_in_order(op, acc, x) : x;
-      have = true;
+  const int e0 = nfull * V;  // the partial slot's first element
+  const bool owns_tail = e0 < n && nfull >= q0 && (nfull - q0) % step == 0;
+  T mine = best;
+  if (owns_tail)
+    for (int e = e0; e < n; ++e) {
+      const T x = c.at(b, e).v;
+      mine = (bq < 0 && e == e0) ? x : arg_better_value<Max>(mine, x);
     }
-}
-
-/// Chunk b is elements [b * chunk_len, min(R, (b + 1) * chunk_len)); chunk_len
-/// is a multiple of V; the partial goes to store(b, 0, .).
-template <int BLOCK, int U, int V, class Src, class Op, class Store>
-__global__ void __launch_bounds__(BLOCK)
-    reduce_arg_dense_kernel(Src src, Op op, Store store, index_t R, index_t chunk_len) {
-  using Acc = typename Src::acc_type;
-  using block_reduce = cub::BlockReduce<Acc, BLOCK>;
-  __shared__ typename block_reduce::TempStorage tmp;
-  const index_t r0 = static_cast<index_t>(blockIdx.x) * chunk_len;
-  const index_t r1 = r0 + chunk_len < R ? r0 + chunk_len : R;
-  const index_t nslots = (r1 - r0 + V - 1) / V;
-  Acc acc{};
-  bool have = false;
-  fold_slots_arg<U, V>(src, index_t(0), op, r0, r1, index_t(threadIdx.x), index_t(BLOCK), acc, have);
-  const Acc total = block_reduce(tmp).Reduce(acc, op, nslots < BLOCK ? static_cast<int>(nslots) : BLOCK);
-  if (threadIdx.x == 0) store(static_cast<index_t>(blockIdx.x), 0, total);
+  // 2. The chunk's best value.
+  const T m = value_reduce(tmp.v).Reduce(mine, better_value{}, valid);
+  if (threadIdx.x == 0) chunk_best = m;
+  __syncthreads();
+  const T M = chunk_best;
+  // 3. Its first index: full slots come before the partial one.
+  auto same = [&](const T& x) { return is_nan(M) ? is_nan(x) : x == M; };
+  index_t at = cuda::std::numeric_limits<index_t>::max();
+  if (bq >= 0 && same(best)) {
+#pragma unroll
+    for (int u = U - 1; u >= 0; --u)
+      if (bq + u * step < nfull) {
+        F w[V];
+        c.template at_vec_fold<V>(b, (bq + u * step) * V, w);
+#pragma unroll
+        for (int j = V - 1; j >= 0; --j)
+          if (same(static_cast<T>(w[j]))) at = r0 + (bq + u * step) * V + j;
+      }
+  } else if (owns_tail) {
+    for (int e = n - 1; e >= e0; --e)
+      if (same(c.at(b, e).v)) at = r0 + e;
+  }
+  const index_t first = index_reduce(tmp.i).Reduce(at, lower_index{}, valid);
+  if (threadIdx.x == 0) store(static_cast<index_t>(blockIdx.x), 0, Acc{M, first});
 }
 
 }  // namespace ufunc::detail
