@@ -129,6 +129,51 @@ TEST_CASE("reduce: host arrays reduce on the host target in every build; std::ve
   CHECK(dot(h, h) == doctest::Approx(dref).epsilon(1e-5));
 }
 
+#if defined(UFUNC_BACKEND_CUDA)
+// The second passes over a first pass's partials are programmatic dependent
+// launches (cuda_launch::launch_dependent); captured in a graph, each becomes a
+// programmatic edge. Replays must give what direct calls give.
+TEST_CASE("reduce: whole reductions captured in a CUDA graph replay correctly") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = (std::size_t(1) << 22) + 5;
+  const auto h = test::random_vector<float>(n, seed);
+  const auto x = ufunc::to_device(h);
+  auto s = ufunc::empty<float>(shape{}), d = ufunc::empty<float>(shape{});
+  auto ri = ufunc::empty<ufunc::index_t>(shape{});
+  const auto dot = ufunc::map_reduce(mul_f{}, ufunc::plus{});
+  ufunc::synchronize();
+  cudaStream_t cs;
+  REQUIRE(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking) == cudaSuccess);
+  const ufunc::stream_ref st = cs;
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamBeginCapture(cs, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+  ufunc::sum(x, ufunc::out(s), st);
+  ufunc::argmax(x, ufunc::out(ri), st);
+  dot(x, x, ufunc::out(d), st);
+  REQUIRE(cudaStreamEndCapture(cs, &graph) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  double sq = 0, sq_abs = 0;
+  for (float v : h) sq += double(v) * v, sq_abs += double(v) * v;
+  for (int rep = 0; rep < 3; ++rep) {
+    // Results cleared between replays, so that each replay's are its own.
+    REQUIRE(cudaMemsetAsync(s.data(), 0xff, sizeof(float), cs) == cudaSuccess);
+    REQUIRE(cudaMemsetAsync(d.data(), 0xff, sizeof(float), cs) == cudaSuccess);
+    REQUIRE(cudaMemsetAsync(ri.data(), 0xff, sizeof(ufunc::index_t), cs) == cudaSuccess);
+    REQUIRE(cudaGraphLaunch(exec, cs) == cudaSuccess);
+    REQUIRE(cudaStreamSynchronize(cs) == cudaSuccess);
+    INFO("replay " << rep);
+    CHECK(std::fabs(s.to_host()[0] - dsum(h)) <= tree_bound(n, dabs_sum(h)));
+    CHECK(ri.to_host()[0] == serial_arg<true>(h.data(), static_cast<index_t>(n)));
+    CHECK(std::fabs(d.to_host()[0] - sq) <= tree_bound(n, sq_abs));
+  }
+  CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+  CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+  CHECK(cudaStreamDestroy(cs) == cudaSuccess);
+}
+#endif
+
 TEST_CASE("reduce: a stream argument orders the work on that stream") {
   const auto h = test::random_vector<float>(100000, test::fresh_seed());
   ufunc::stream_ref s;

@@ -75,6 +75,29 @@ void allow_dynamic_smem(Kernel* kernel, std::size_t bytes) {
   else
     c.smem_allowed.push_back({fn, bytes});
 }
+
+/// kernel<<<grid, block, 0, s>>>(args...) as a programmatic dependent launch
+/// (sm_90 on; older devices launch it as usual): its blocks may be scheduled
+/// while the kernel before it in `s` is still running, once that kernel's blocks
+/// have all called trigger_dependents() or exited, so that its launch latency
+/// is hidden. The kernel must call grid_dependency_wait()
+/// (kernels/grid_dependency.cuh) before touching memory the earlier kernel writes
+/// or reads. A launch error is left for the caller's UFUNC_CHECK_LAUNCH (the
+/// runtime keeps it as its last error).
+template <class... P, class... A>
+void launch_dependent(void (*kernel)(P...), dim3 grid, dim3 block, cudaStream_t s, const A&... args) {
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = s;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  (void)cudaLaunchKernelEx(&cfg, kernel, args...);
+}
 #endif  // UFUNC_BACKEND_CUDA
 
 /// Blocks for `work` items at `per_block` items each: at least 1, at most the

@@ -472,9 +472,11 @@ struct reduce_backend<target::cuda> {
   static void finish_one(const Acc* p, index_t nchunks, const acc_op<Acc, Op>& op, const Tail& tail, Res* out,
                          stream_ref s) {
     using tu = rows_reduce_tuning;
-    reduce_rows_kernel<tu::block, tu::unroll, 1>
-        <<<1, tu::block, 0, s.get()>>>(partial_source<Acc>{p, 1}, op, store_result<Tail, Res, Acc>{tail, out, nullptr},
-                                       index_t(1), nchunks, nchunks, index_t(1));
+    // A dependent launch: scheduled as the first pass ends, it waits for it.
+    cuda_launch::launch_dependent(
+        reduce_rows_kernel<tu::block, tu::unroll, 1, partial_source<Acc>, acc_op<Acc, Op>, store_result<Tail, Res, Acc>>,
+        dim3(1), dim3(tu::block), s.get(), partial_source<Acc>{p, 1}, op, store_result<Tail, Res, Acc>{tail, out, nullptr},
+        index_t(1), nchunks, nchunks, index_t(1));
     UFUNC_CHECK_LAUNCH("reduce_rows_kernel", s.get());
   }
 

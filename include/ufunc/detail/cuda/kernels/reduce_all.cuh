@@ -16,6 +16,8 @@
 #include <type_traits>
 
 #include "../../reduce_source.hpp"
+#include "../launch.hpp"
+#include "grid_dependency.cuh"
 
 namespace ufunc::detail {
 
@@ -175,6 +177,7 @@ __global__ void __launch_bounds__(MaxPolicy::ActivePolicy::SingleTilePolicy::BLO
   constexpr int B = MaxPolicy::ActivePolicy::SingleTilePolicy::BLOCK_THREADS;
   using block_reduce = cub::BlockReduce<A, B>;
   __shared__ typename block_reduce::TempStorage shared;
+  grid_dependency_wait();  // (the second pass is a dependent launch: second_pass_dependent)
   if (n == 0) {
     if (threadIdx.x == 0) *out = init;
     return;
@@ -225,6 +228,39 @@ struct lean_reduce_kernels {
   }
   CUB_RUNTIME_FUNCTION static constexpr std::size_t AccumSize() { return sizeof(A); }
 };
+
+/// CUB's launcher, except that the second pass (Kernels::SingleTileSecondKernel,
+/// over the first pass's per-block partials) is a programmatic dependent launch
+/// (cuda_launch::launch_dependent): the runtime processes it while the first
+/// pass's last blocks run, and reduce_tile_kernel waits for them. H200, argmax's
+/// second pass launched so: about 1 % of a 2^27 reduction (bench/NOTES.md,
+/// session 26).
+template <class Kernels>
+struct second_pass_dependent : cub::detail::TripleChevronFactory {
+  struct launcher {
+    dim3 grid, block;
+    std::size_t smem;
+    cudaStream_t stream;
+    template <class K, class... Args>
+    CUB_RUNTIME_FUNCTION cudaError_t doit(K k, const Args&... args) const {
+      NV_IF_TARGET(NV_IS_HOST, (return launch(k, args...);), (return cudaErrorNotSupported;));
+    }
+    template <class K, class... Args>
+    cudaError_t launch(K k, const Args&... args) const {
+      if constexpr (std::is_same_v<K, decltype(Kernels::SingleTileSecondKernel())>)
+        if (k == Kernels::SingleTileSecondKernel() && smem == 0) {
+          cuda_launch::launch_dependent(k, grid, block, stream, args...);
+          return cudaPeekAtLastError();
+        }
+      k<<<grid, block, smem, stream>>>(args...);
+      return cudaPeekAtLastError();
+    }
+  };
+  CUB_RUNTIME_FUNCTION launcher operator()(dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
+                                           bool = false) const {
+    return {grid, block, smem, stream};
+  }
+};
 #endif
 
 /// cub::DeviceReduce::TransformReduce's dispatch, with lean_reduce_kernels
@@ -236,8 +272,8 @@ cudaError_t transform_reduce(void* temp, std::size_t& bytes, In in, Out out, int
   using A = ::cuda::std::__accumulator_t<Op, cub::detail::invoke_result_t<X, cub::detail::it_value_t<In>>, Init>;
   using hub = reduce_all_policies<A, Op>;
   using kernels = lean_reduce_kernels<typename hub::MaxPolicy, In, Out, int, Op, Init, A, X>;
-  return cub::DispatchTransformReduce<In, Out, int, Op, X, Init, A, hub, kernels>::Dispatch(temp, bytes, in, out,
-                                                                                           count, op, init, s, x);
+  return cub::DispatchTransformReduce<In, Out, int, Op, X, Init, A, hub, kernels, second_pass_dependent<kernels>>::Dispatch(
+      temp, bytes, in, out, count, op, init, s, x);
 #else
   return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, count, op, x, init, s);
 #endif

@@ -119,6 +119,7 @@ __global__ void __launch_bounds__(BLOCK)
     best = up ? ms[0] : best;
     bq = up ? q : bq;
   }
+  trigger_dependents();  // the second pass (finish_one) may be scheduled
   const int e0 = nfull * V;  // the partial slot's first element
   const bool owns_tail = e0 < n && nfull >= q0 && (nfull - q0) % step == 0;
   T mine = best;

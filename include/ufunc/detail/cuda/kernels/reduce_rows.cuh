@@ -54,6 +54,7 @@ __global__ void __launch_bounds__(BLOCK)
   using Acc = typename Src::acc_type;
   using block_reduce = cub::BlockReduce<Acc, BLOCK>;
   __shared__ typename block_reduce::TempStorage tmp;
+  if constexpr (Src::is_partial) grid_dependency_wait();  // (finish_one's dependent launch)
   for (index_t it = blockIdx.x; it < items; it += gridDim.x) {
     const index_t o = it % K, r0 = (it / K) * chunk_len;
     const index_t r1 = r0 + chunk_len < R ? r0 + chunk_len : R;

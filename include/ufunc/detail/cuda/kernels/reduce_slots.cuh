@@ -6,6 +6,7 @@
 
 #include "../../reduce_source.hpp"
 #include "../wide_sum.hpp"
+#include "grid_dependency.cuh"
 
 namespace ufunc::detail {
 
