@@ -30,16 +30,27 @@ __device__ __forceinline__ void fold_slots(const Src& src, const W& w, const Op&
   // Vector slots hold Src::fold_type (argmin/argmax: the bare values, lifted
   // with their indices only as they are folded).
   using F = std::conditional_t<(V > 1), typename Src::fold_type, Acc>;
+  auto load = [&](F(&x)[V], index_t qu) {
+    if constexpr (V == 1)
+      x[0] = src.at_row(w, r0 + qu);
+    else
+      src.template at_row_vec_fold<V>(w, r0 + qu * V, x);
+  };
   for (index_t q = q0; q < nslots; q += U * step) {
     F v[U][V];
+    // A whole round without a branch per slot: a map applied to each slot's
+    // values (x * 2, x * y) then sits in the same block as all the loads and
+    // waits for them there. In per-slot branches it waited for its own slot's
+    // load before the next slot's was issued: one load in flight, not U (H200,
+    // sum(lazy(X) * 2, axis 1) 0.82 of the read kernel; bench/NOTES.md, session 26).
+    if (q + (U - 1) * step < nfull) {
 #pragma unroll
-    for (int u = 0; u < U; ++u)
-      if (q + u * step < nfull) {
-        if constexpr (V == 1)
-          v[u][0] = src.at_row(w, r0 + q + u * step);
-        else
-          src.template at_row_vec_fold<V>(w, r0 + (q + u * step) * V, v[u]);
-      }
+      for (int u = 0; u < U; ++u) load(v[u], q + u * step);
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (q + u * step < nfull) load(v[u], q + u * step);
+    }
     if constexpr (V > 1 && is_wide_source<Src>::value) {
       // A widened sum: the round's full slots added in the narrow type, in
       // order (at most U V - 1 roundings), widened once; a partial slot as below.
