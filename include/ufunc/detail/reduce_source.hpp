@@ -282,31 +282,6 @@ struct map_source {
       });
     }
   }
-  /// The V elements from reduced element r on: along the reduced range
-  /// (rstep = 1, row kernels; lifted with indices r + j) or for V neighbouring
-  /// outputs (rstep = 0, the column kernel; all with index r). The layout was
-  /// checked by vec_rows_ok / vec_columns_ok.
-  UFUNC_EXEC_CHECK_DISABLE
-  template <int V>
-  UFUNC_HD void at_vec(const base_t& b, index_t r, index_t rstep, Acc* out) const {
-    if constexpr (vec_width > 1) {
-      index_t off[NIN];
-      offsets_at(b, r, off);
-      at_vec_lanes<V, false>(off, r, rstep, out, std::make_index_sequence<NIN>{});
-    }
-  }
-  /// As at_vec along the reduced range (rstep = 1), as fold_type values.
-  UFUNC_EXEC_CHECK_DISABLE
-  template <int V>
-  UFUNC_HD void at_vec_fold(const base_t& b, index_t r, fold_type* out) const {
-    if constexpr (!Lift::uses_index) {
-      at_vec<V>(b, r, 1, out);
-    } else if constexpr (vec_width > 1) {
-      index_t off[NIN];
-      offsets_at(b, r, off);
-      at_vec_lanes<V, true>(off, r, 1, out, std::make_index_sequence<NIN>{});
-    }
-  }
   /// A source that makes all its elements (every array input a computed leaf)
   /// read as one flat range of V-element slots for output 0: one reduced dim,
   /// every computed input contiguous along it from an index that starts one of
@@ -330,7 +305,7 @@ struct map_source {
       });
     }
   }
-  /// at_vec_fold for a layout made_flat_ok(V) accepted: each input's V values
+  /// at_row_vec_fold for a layout made_flat_ok(V) accepted: each input's V values
   /// from whole generator blocks, with none of the general path's branches
   /// (broadcast lanes, a slot that starts inside a block, N-d offsets), which
   /// cost a made reduction's arithmetic-bound loop registers and issue slots.
@@ -374,15 +349,16 @@ struct map_source {
   /// at(b, r) for the column kernel (any reduced dims).
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD Acc at_column(const column_t& c, index_t r) const { return at(c.b, r); }
-  /// at_vec<V>(b, r, 0, out) for the column kernel, where vec_columns_ok(V)
-  /// holds (at most one reduced dim: each input's offset is one multiply-add).
+  /// The V values of V neighbouring outputs at reduced element r (all lifted
+  /// with index r) for the column kernel, where vec_columns_ok(V) holds (at
+  /// most one reduced dim: each input's offset is one multiply-add).
   UFUNC_EXEC_CHECK_DISABLE
   template <int V>
   UFUNC_HD void at_column(const column_t& c, index_t r, Acc* out) const {
     if constexpr (vec_width > 1) {
       index_t off[NIN];
       for (int k = 0; k < NIN; ++k) off[k] = c.b.off[k] + r * c.step[k];
-      at_column_lanes<V>(c, off, r, out, std::make_index_sequence<NIN>{});
+      at_lanes<V, false>(off, c.moves, r, 0, out, std::make_index_sequence<NIN>{});
     }
   }
   /// The row kernels' view of output o (kernels/reduce_slots.cuh): its base and
@@ -400,15 +376,18 @@ struct map_source {
   /// at(b, r) for the row kernels (any reduced dims).
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD Acc at_row(const row_t& w, index_t r) const { return at(w.b, r); }
-  /// at_vec_fold<V>(b, r, out) for the row kernels, where vec_rows_ok(V) holds
-  /// (one reduced dim, each input's step 1 or 0: its offset is one multiply-add).
+  /// The V values from reduced element r on, as fold_type values (lifted with
+  /// indices r + j, or for argmin/argmax the mapped values alone) for the row
+  /// kernels, where vec_rows_ok(V) holds (one reduced dim, each input's step 1
+  /// or 0: its offset is one multiply-add).
   UFUNC_EXEC_CHECK_DISABLE
   template <int V>
   UFUNC_HD void at_row_vec_fold(const row_t& w, index_t r, fold_type* out) const {
     if constexpr (vec_width > 1) {
       index_t off[NIN];
-      for (int k = 0; k < NIN; ++k) off[k] = w.b.off[k] + r * w.step[k];
-      at_row_lanes<V>(w, off, r, out, std::make_index_sequence<NIN>{});
+      bool moves[NIN];
+      for (int k = 0; k < NIN; ++k) off[k] = w.b.off[k] + r * w.step[k], moves[k] = w.step[k] != 0;
+      at_lanes<V, Lift::uses_index>(off, moves, r, 1, out, std::make_index_sequence<NIN>{});
     }
   }
   UFUNC_EXEC_CHECK_DISABLE
@@ -419,30 +398,23 @@ struct map_source {
   }
 
  private:
+  /// The V values of every input at `off` (`moves[k]`: input k moves along the
+  /// vector), mapped: Raw gives the mapped values (out is fold_type*), else
+  /// lifted with indices r + j rstep (out is Acc*).
   UFUNC_EXEC_CHECK_DISABLE
-  template <int V, std::size_t... K>
-  UFUNC_HD void at_row_lanes(const row_t& w, const index_t* off, index_t r, fold_type* out,
-                             std::index_sequence<K...>) const {
-    const cuda::std::tuple<decltype(lanes_moving<V, K>(off, true))...> v(lanes_moving<V, K>(off, w.step[K] != 0)...);
+  template <int V, bool Raw, class Out, std::size_t... K>
+  UFUNC_HD void at_lanes(const index_t* off, const bool* moves, index_t r, index_t rstep, Out* out,
+                         std::index_sequence<K...>) const {
+    const cuda::std::tuple<decltype(lanes_moving<V, K>(off, true))...> v(lanes_moving<V, K>(off, moves[K])...);
 #if defined(__CUDACC__)
 #  pragma unroll
 #endif
     for (int j = 0; j < V; ++j) {
-      if constexpr (Lift::uses_index)
+      if constexpr (Raw)
         out[j] = map(cuda::std::get<K>(v).v[j]...);
       else
-        out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r + j);
+        out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r + j * rstep);
     }
-  }
-  UFUNC_EXEC_CHECK_DISABLE
-  template <int V, std::size_t... K>
-  UFUNC_HD void at_column_lanes(const column_t& c, const index_t* off, index_t r, Acc* out,
-                                std::index_sequence<K...>) const {
-    const cuda::std::tuple<decltype(lanes_moving<V, K>(off, true))...> v(lanes_moving<V, K>(off, c.moves[K])...);
-#if defined(__CUDACC__)
-#  pragma unroll
-#endif
-    for (int j = 0; j < V; ++j) out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r);
   }
   /// Every input's offset of reduced element r of the output at base b.
   UFUNC_HD void offsets_at(const base_t& b, index_t r, index_t* off) const {
@@ -481,13 +453,8 @@ struct map_source {
     return (one(std::integral_constant<std::size_t, K>{}) && ...);
   }
 
-  /// Input k's V values at offset `off`: one vector load when it moves along
+  /// Input K's V values at offset `off`: one vector load when it moves along
   /// the vector (its stride there is 1), else one value repeated.
-  template <int V, std::size_t K>
-  UFUNC_HD auto lanes(const index_t* off, index_t rstep) const {
-    return lanes_moving<V, K>(off, (rstep ? red.strides[K][red.ndim - 1] : kept.strides[K][kept.ndim - 1]) != 0);
-  }
-  /// As lanes, told whether input K moves along the vector.
   template <int V, std::size_t K>
   UFUNC_HD auto lanes_moving(const index_t* off, bool moves) const {
     using Op = cuda::std::tuple_element_t<K, Ins>;
@@ -536,22 +503,6 @@ struct map_source {
         out[j] = map(cuda::std::get<K>(v).v[j]...);
       else
         out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r + j);
-    }
-  }
-  /// Raw: the mapped values (out is fold_type*), else lifted (out is Acc*).
-  UFUNC_EXEC_CHECK_DISABLE
-  template <int V, bool Raw, class Out, std::size_t... K>
-  UFUNC_HD void at_vec_lanes(const index_t* off, index_t r, index_t rstep, Out* out,
-                             std::index_sequence<K...>) const {
-    const cuda::std::tuple<decltype(lanes<V, K>(off, rstep))...> v(lanes<V, K>(off, rstep)...);
-#if defined(__CUDACC__)
-#  pragma unroll
-#endif
-    for (int j = 0; j < V; ++j) {
-      if constexpr (Raw)
-        out[j] = map(cuda::std::get<K>(v).v[j]...);
-      else
-        out[j] = lift(map(cuda::std::get<K>(v).v[j]...), r + j * rstep);
     }
   }
 };
@@ -609,11 +560,7 @@ struct partial_source {
   static constexpr int vec_width = 1;
   bool vec_rows_ok(int) const { return false; }
   bool vec_columns_ok(int) const { return false; }
-  template <int V>
-  UFUNC_HD void at_vec(base_t, index_t, index_t, Acc*) const {}
   using fold_type = Acc;
-  template <int V>
-  UFUNC_HD void at_vec_fold(base_t, index_t, Acc*) const {}
   UFUNC_HD const Acc& lift_fold(const Acc& v, index_t) const { return v; }
   const Acc* p;
   index_t K;

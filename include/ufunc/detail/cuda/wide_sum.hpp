@@ -153,18 +153,6 @@ struct wide_source {
   UFUNC_HD base_t base(index_t o) const { return inner.base(o); }
   UFUNC_EXEC_CHECK_DISABLE
   UFUNC_HD acc_type at(const base_t& b, index_t r) const { return ws::widen(inner.at(b, r)); }
-  UFUNC_EXEC_CHECK_DISABLE
-  template <int V>
-  UFUNC_HD void at_vec(const base_t& b, index_t r, index_t rstep, acc_type* out) const {
-    inner_acc t[V];
-    inner.template at_vec<V>(b, r, rstep, t);
-    for (int j = 0; j < V; ++j) out[j] = ws::widen(t[j]);
-  }
-  UFUNC_EXEC_CHECK_DISABLE
-  template <int V>
-  UFUNC_HD void at_vec_fold(const base_t& b, index_t r, fold_type* out) const {
-    inner.template at_vec_fold<V>(b, r, out);
-  }
   using row_t = typename Src::row_t;
   UFUNC_HD row_t row(index_t o) const { return inner.row(o); }
   UFUNC_EXEC_CHECK_DISABLE
