@@ -98,6 +98,15 @@ void launch_dependent(void (*kernel)(P...), dim3 grid, dim3 block, cudaStream_t 
   cfg.numAttrs = 1;
   (void)cudaLaunchKernelEx(&cfg, kernel, args...);
 }
+#  if defined(__CUDACC__)
+/// kernel<<<grid, block, smem, s>>>(args...), for launchers that kernel files
+/// hand to CUB (kernels/reduce_all.cuh's second_pass_dependent): the launch
+/// itself stays in this layer.
+template <class K, class... A>
+void launch(K kernel, dim3 grid, dim3 block, std::size_t smem, cudaStream_t s, const A&... args) {
+  kernel<<<grid, block, smem, s>>>(args...);
+}
+#  endif
 #endif  // UFUNC_BACKEND_CUDA
 
 /// Blocks for `work` items at `per_block` items each: at least 1, at most the

@@ -252,7 +252,7 @@ struct second_pass_dependent : cub::detail::TripleChevronFactory {
           cuda_launch::launch_dependent(k, grid, block, stream, args...);
           return cudaPeekAtLastError();
         }
-      k<<<grid, block, smem, stream>>>(args...);
+      cuda_launch::launch(k, grid, block, smem, stream, args...);
       return cudaPeekAtLastError();
     }
   };
