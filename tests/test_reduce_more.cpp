@@ -4,6 +4,9 @@
 // are computed over host copies, in double.
 #include "reduce_support.hpp"
 
+#include <string>
+#include <thread>
+
 namespace {
 template <class T>
 bool is_nan_value(T v) {
@@ -171,6 +174,67 @@ TEST_CASE("reduce: whole reductions captured in a CUDA graph replay correctly") 
   CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
   CHECK(cudaGraphDestroy(graph) == cudaSuccess);
   CHECK(cudaStreamDestroy(cs) == cudaSuccess);
+}
+
+// A whole argmin/argmax of a contiguous array ends in its kernel's last block,
+// counted on a counter its stream owns (scratch.hpp's finish_counters). Four
+// host threads, each with two streams of its own and its per-thread default
+// stream, enqueue calls on all three before waiting: kernels on different
+// streams run at once, each on its own counter, and each counter must be back
+// at zero for its stream's next call. Sizes give more partials than the last
+// block loads in one round (1,024), ties across blocks (the first index wins)
+// and NaNs.
+TEST_CASE("reduce: argmin/argmax on many streams and threads at once, finished by each kernel's last block") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  constexpr int threads = 4, calls = 6;
+  std::vector<std::string> errors(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      std::mt19937_64 rng(seed + static_cast<std::uint64_t>(t));
+      cudaStream_t own[2];
+      for (auto& s : own)
+        if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) errors[t] = "stream creation";
+      const ufunc::stream_ref streams[3] = {own[0], own[1], cudaStreamPerThread};
+      {  // the arrays free their memory on their streams: before those are destroyed
+        std::vector<std::vector<float>> hf;
+        std::vector<std::vector<double>> hd;
+        std::vector<ufunc::array<float>> xf;
+        std::vector<ufunc::array<double>> xd;
+        std::vector<ufunc::array<index_t>> r;  // four 0-d results a call
+        for (int c = 0; c < calls; ++c) {
+          const auto st = streams[c % 3];
+          const std::size_t n = (std::size_t(1) << (21 + c % 3)) + static_cast<std::size_t>(c);
+          hf.push_back(tied_values<float>(n, rng, c % 2 == 1));
+          hd.push_back(tied_values<double>(n / 2 + 1, rng, c % 2 == 0));
+          xf.push_back(ufunc::to_device(hf.back(), st));
+          xd.push_back(ufunc::to_device(hd.back(), st));
+          for (int k = 0; k < 4; ++k) r.push_back(ufunc::empty<index_t>(shape{}, st));
+          const std::size_t k0 = r.size() - 4;
+          ufunc::argmax(xf.back(), ufunc::out(r[k0]), st);
+          ufunc::argmin(xf.back(), ufunc::out(r[k0 + 1]), st);
+          ufunc::argmin(xd.back(), ufunc::out(r[k0 + 2]), st);
+          ufunc::argmax(xd.back(), ufunc::out(r[k0 + 3]), st);
+        }
+        for (const auto& s : streams) s.synchronize();
+        for (int c = 0; c < calls && errors[t].empty(); ++c) {
+          index_t g[4];
+          for (int k = 0; k < 4; ++k) g[k] = r[static_cast<std::size_t>(4 * c + k)].to_host()[0];
+          const auto nf = static_cast<index_t>(hf[c].size()), nd = static_cast<index_t>(hd[c].size());
+          if (g[0] != serial_arg<true>(hf[c].data(), nf) || g[1] != serial_arg<false>(hf[c].data(), nf) ||
+              g[2] != serial_arg<false>(hd[c].data(), nd) || g[3] != serial_arg<true>(hd[c].data(), nd))
+            errors[t] = "call " + std::to_string(c) + ": float " + std::to_string(g[0]) + "/" + std::to_string(g[1]) +
+                        ", double " + std::to_string(g[2]) + "/" + std::to_string(g[3]);
+        }
+      }
+      for (auto& s : own) cudaStreamDestroy(s);
+    });
+  for (auto& th : pool) th.join();
+  for (int t = 0; t < threads; ++t) {
+    INFO("thread " << t);
+    CHECK(errors[t] == "");
+  }
 }
 #endif
 

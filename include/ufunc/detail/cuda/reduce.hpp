@@ -341,7 +341,8 @@ struct reduce_backend<target::cuda> {
 
   /// argmin/argmax of one contiguous input, a whole reduction: the block-row
   /// kernel reading it through a plain pointer (dense_row_source), its blocks in
-  /// one wave, then a pass over their partials. Returns false, with nothing
+  /// one wave; its last block combines their partials (on a stream being
+  /// captured, a second pass does: finish_counters). Returns false, with nothing
   /// enqueued, when the input is not aligned for vector loads (the general row
   /// kernels then read it). H100, argmax of 2^27 floats: 32 registers, 8 blocks
   /// per SM, the kernel at 0.89 of peak; the general row kernel (46 registers,
@@ -365,19 +366,22 @@ struct reduce_backend<target::cuda> {
     nchunks = std::max<index_t>(nchunks, (R + (index_t(1) << 30) - 1) >> 30);  // the kernel's 32-bit offsets
     const index_t chunk_len = ((R + nchunks - 1) / nchunks + V - 1) / V * V;
     nchunks = (R + chunk_len - 1) / chunk_len;
-    auto launch = [&](const store_t& store) {
+    auto launch = [&](const store_t& store, unsigned* done) {
       reduce_arg_dense_kernel<tu::dense_block, U, V>
-          <<<static_cast<unsigned>(nchunks), tu::dense_block, 0, s.get()>>>(d, j.op, store, R, chunk_len);
+          <<<static_cast<unsigned>(nchunks), tu::dense_block, 0, s.get()>>>(d, j.op, store, R, chunk_len, done);
       UFUNC_CHECK_LAUNCH("reduce_arg_dense_kernel", s.get());
     };
     if (nchunks == 1) {
-      launch(store_t{tail, out, nullptr});
+      launch(store_t{tail, out, nullptr}, nullptr);
       return true;
     }
     device_temp partials(sizeof(Acc) * static_cast<std::size_t>(nchunks), s);
     Acc* p = static_cast<Acc*>(partials.get());
-    launch(store_t{tail, out, p});
-    finish_partials(p, 1, nchunks, j.op, tail, out, s);
+    // The last block combines the partials where the stream has a counter;
+    // else (a stream being captured) a second pass does.
+    unsigned* done = finish_counters::for_stream(s);
+    launch(store_t{tail, out, p}, done);
+    if (!done) finish_partials(p, 1, nchunks, j.op, tail, out, s);
     return true;
   }
 
@@ -493,8 +497,10 @@ struct reduce_backend<target::cuda> {
       if (partial)
         partial[item] = a;
       else
-        out[o] = static_cast<Res>(tail(a));
+        result(o, a);
     }
+    /// Output o finished (a kernel that combines its own partials).
+    __device__ void result(index_t o, const Acc& a) const { out[o] = static_cast<Res>(tail(a)); }
   };
 
   /// A source whose every array input is computed (reduce_source.hpp's makes_all).

@@ -1,11 +1,14 @@
 // Device temporaries of the CUDA launchers: a stream-ordered temporary freed on
-// scope exit, and the per-thread scratch block (with a pinned result slot) that
-// calls returning a host value reuse instead of allocating.
+// scope exit, the per-thread scratch block (with a pinned result slot) that
+// calls returning a host value reuse instead of allocating, and the per-stream
+// counters of one-kernel whole reductions.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <mutex>
+#include <unordered_map>
 
 #include "../../error.hpp"
 #include "../../stream.hpp"
@@ -72,6 +75,60 @@ class device_temp {
  private:
   void* p_;
   stream_ref s_;
+};
+
+/// Counters at zero for one-kernel whole reductions: the last block to finish
+/// (counted on one of these) reduces the blocks' partials and sets the counter
+/// back to zero, saving the second pass's launch. One counter per stream, by
+/// cudaStreamGetId (never reused within a process; the per-thread default
+/// stream has one per thread): kernels on one stream run one after another, so
+/// no two kernels use a counter at once. None for a stream being captured (a
+/// graph may be replayed on any stream, beside this one), nor beyond `slots`
+/// streams a device; the caller then launches a second pass. Per device, made
+/// on first use, kept for the process (64 KiB).
+class finish_counters {
+ public:
+  static constexpr std::size_t slots = 16384;
+  /// A counter at zero owned by stream `s` of the current device, or nullptr.
+  static unsigned* for_stream(stream_ref s) {
+    cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    unsigned long long id = 0;
+    if (cudaStreamIsCapturing(s.get(), &cap) != cudaSuccess || cap != cudaStreamCaptureStatusNone ||
+        cudaStreamGetId(s.get(), &id) != cudaSuccess) {
+      (void)cudaGetLastError();  // e.g. the legacy stream while another thread captures
+      return nullptr;
+    }
+    int dev = 0;
+    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
+    static std::array<finish_counters, 64> per_device;
+    finish_counters& c = per_device.at(static_cast<std::size_t>(dev));
+    std::lock_guard<std::mutex> lock(c.m_);
+    const auto it = c.of_.find(id);
+    if (it != c.of_.end()) return c.block_ + it->second;
+    if (c.of_.size() >= slots) return nullptr;
+    if (!c.block_) c.block_ = make_block();
+    const auto k = static_cast<unsigned>(c.of_.size());
+    c.of_.emplace(id, k);
+    return c.block_ + k;
+  }
+
+ private:
+  // Zeroed on a private stream and waited for: later kernels on any stream
+  // then see zeros. Never freed (the driver reclaims it with the context).
+  static unsigned* make_block() {
+    cudaStream_t st = nullptr;
+    UFUNC_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    auto* p = static_cast<unsigned*>(memory<target::cuda>::allocate(slots * sizeof(unsigned), stream_ref(st), false));
+    const cudaError_t e = cudaMemsetAsync(p, 0, slots * sizeof(unsigned), st);
+    const cudaError_t w = cudaStreamSynchronize(st);
+    (void)cudaStreamDestroy(st);
+    UFUNC_CUDA_CHECK(e);
+    UFUNC_CUDA_CHECK(w);
+    return p;
+  }
+  std::mutex m_;
+  std::unordered_map<unsigned long long, unsigned> of_;
+  unsigned* block_ = nullptr;
 };
 
 /// Bytes reserved in front of CUB's temporary storage for one result.

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <cub/block/block_reduce.cuh>
+#include <cub/thread/thread_load.cuh>
 
 #include "reduce_slots.cuh"
 
@@ -58,12 +59,17 @@ __device__ __forceinline__ T arg_better_value(T a, T b) {
 /// former fold, which searched every improving round while its values were in
 /// registers (a branch in the loop: 39 registers, 6 blocks an SM, against 32
 /// and 8 with 32-bit offsets; bench/NOTES.md, session 26).
+/// 4. With `done` (a counter at zero, scratch.hpp's finish_counters), the last
+///    block to finish combines every block's partial (store.partial) in block
+///    order and stores the result (store.result), then sets the counter back to
+///    zero: no second pass to launch (H200, argmax of 2^27 floats / read
+///    kernel: 0.945-0.946 -> 0.948-0.956; bench/NOTES.md, session 27).
 /// Chunk b is elements [b * chunk_len, min(R, (b + 1) * chunk_len)); chunk_len
 /// is a multiple of V and at most 2^30 (32-bit offsets within a chunk); the
 /// partial goes to store(b, 0, .).
 template <int BLOCK, int U, int V, class Src, class Op, class Store>
 __global__ void __launch_bounds__(BLOCK)
-    reduce_arg_dense_kernel(Src src, Op op, Store store, index_t R, index_t chunk_len) {
+    reduce_arg_dense_kernel(Src src, Op op, Store store, index_t R, index_t chunk_len, unsigned* done) {
   using Acc = typename Src::acc_type;
   using T = typename arg_fold<Op>::value_type;
   constexpr bool Max = arg_fold<Op>::max;
@@ -77,12 +83,14 @@ __global__ void __launch_bounds__(BLOCK)
   };
   using value_reduce = cub::BlockReduce<T, BLOCK>;
   using index_reduce = cub::BlockReduce<index_t, BLOCK>;
+  using acc_reduce = cub::BlockReduce<Acc, BLOCK>;
   __shared__ union {
     typename value_reduce::TempStorage v;
     typename index_reduce::TempStorage i;
+    typename acc_reduce::TempStorage a;
   } tmp;
   __shared__ T chunk_best;
-  (void)op;
+  __shared__ bool last;
   const index_t b = 0;
   const index_t r0 = static_cast<index_t>(blockIdx.x) * chunk_len;
   Src c = src;  // this chunk's elements from 0: 32-bit offsets in the loop
@@ -151,7 +159,37 @@ __global__ void __launch_bounds__(BLOCK)
       if (same(c.at(b, e).v)) at = r0 + e;
   }
   const index_t first = index_reduce(tmp.i).Reduce(at, lower_index{}, valid);
-  if (threadIdx.x == 0) store(static_cast<index_t>(blockIdx.x), 0, Acc{M, first});
+  if (!done) {
+    if (threadIdx.x == 0) store(static_cast<index_t>(blockIdx.x), 0, Acc{M, first});
+    return;
+  }
+  // 4. The last block to finish combines the partials (threadFenceReduction).
+  if (threadIdx.x == 0) {
+    store(static_cast<index_t>(blockIdx.x), 0, Acc{M, first});
+    __threadfence();
+    last = atomicAdd(done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  const Acc* p = store.partial;
+  const int G = static_cast<int>(gridDim.x);
+  constexpr int L = 4;  // partials in flight a thread
+  Acc acc{};
+  for (int i0 = static_cast<int>(threadIdx.x); i0 < G; i0 += L * BLOCK) {
+    Acc w[L];
+#pragma unroll
+    for (int u = 0; u < L; ++u)
+      if (i0 + u * BLOCK < G) w[u] = cub::ThreadLoad<cub::LOAD_CG>(p + i0 + u * BLOCK);
+#pragma unroll
+    for (int u = 0; u < L; ++u)
+      if (i0 + u * BLOCK < G) acc = (i0 == static_cast<int>(threadIdx.x) && u == 0) ? w[u] : op(acc, w[u]);
+  }
+  const Acc r = acc_reduce(tmp.a).Reduce(acc, op, G < BLOCK ? G : BLOCK);
+  if (threadIdx.x == 0) {
+    store.result(0, r);
+    *done = 0;  // for the stream's next kernel
+  }
 }
 
 }  // namespace ufunc::detail
