@@ -176,15 +176,16 @@ TEST_CASE("reduce: whole reductions captured in a CUDA graph replay correctly") 
   CHECK(cudaStreamDestroy(cs) == cudaSuccess);
 }
 
-// A whole argmin/argmax of a contiguous array ends in its kernel's last block,
-// counted on a counter its stream owns (scratch.hpp's finish_counters). Four
-// host threads, each with two streams of its own and its per-thread default
-// stream, enqueue calls on all three before waiting: kernels on different
-// streams run at once, each on its own counter, and each counter must be back
-// at zero for its stream's next call. Sizes give more partials than the last
+// A whole argmin/argmax of a contiguous array, and a whole reduction through
+// CUB whose first pass has few blocks, end in the kernel's last block, counted
+// on a counter its stream owns (scratch.hpp's finish_counters). Four host
+// threads, each with two streams of its own and its per-thread default stream,
+// enqueue calls on all three before waiting: kernels on different streams run
+// at once, each on its own counter, and each counter must be back at zero for
+// its stream's next call. Sizes give more partials than the argmin/argmax last
 // block loads in one round (1,024), ties across blocks (the first index wins)
-// and NaNs.
-TEST_CASE("reduce: argmin/argmax on many streams and threads at once, finished by each kernel's last block") {
+// and NaNs (argmin/argmax); sums and maxima of finite values.
+TEST_CASE("reduce: whole reductions on many streams and threads at once, finished by each kernel's last block") {
   const auto seed = test::fresh_seed();
   INFO("seed " << seed);
   constexpr int threads = 4, calls = 6;
@@ -203,6 +204,8 @@ TEST_CASE("reduce: argmin/argmax on many streams and threads at once, finished b
         std::vector<ufunc::array<float>> xf;
         std::vector<ufunc::array<double>> xd;
         std::vector<ufunc::array<index_t>> r;  // four 0-d results a call
+        std::vector<std::vector<float>> hs;      // finite values
+        std::vector<ufunc::array<float>> xs, rs;  // their sums and maxima
         for (int c = 0; c < calls; ++c) {
           const auto st = streams[c % 3];
           const std::size_t n = (std::size_t(1) << (21 + c % 3)) + static_cast<std::size_t>(c);
@@ -216,6 +219,11 @@ TEST_CASE("reduce: argmin/argmax on many streams and threads at once, finished b
           ufunc::argmin(xf.back(), ufunc::out(r[k0 + 1]), st);
           ufunc::argmin(xd.back(), ufunc::out(r[k0 + 2]), st);
           ufunc::argmax(xd.back(), ufunc::out(r[k0 + 3]), st);
+          hs.push_back(test::random_vector<float>(n, rng()));
+          xs.push_back(ufunc::to_device(hs.back(), st));
+          for (int k = 0; k < 2; ++k) rs.push_back(ufunc::empty<float>(shape{}, st));
+          ufunc::sum(xs.back(), ufunc::out(rs[rs.size() - 2]), st);
+          ufunc::max(xs.back(), ufunc::out(rs[rs.size() - 1]), st);
         }
         for (const auto& s : streams) s.synchronize();
         for (int c = 0; c < calls && errors[t].empty(); ++c) {
@@ -226,6 +234,11 @@ TEST_CASE("reduce: argmin/argmax on many streams and threads at once, finished b
               g[2] != serial_arg<false>(hd[c].data(), nd) || g[3] != serial_arg<true>(hd[c].data(), nd))
             errors[t] = "call " + std::to_string(c) + ": float " + std::to_string(g[0]) + "/" + std::to_string(g[1]) +
                         ", double " + std::to_string(g[2]) + "/" + std::to_string(g[3]);
+          const float sm = rs[static_cast<std::size_t>(2 * c)].to_host()[0];
+          const float mx = rs[static_cast<std::size_t>(2 * c + 1)].to_host()[0];
+          if (std::fabs(sm - dsum(hs[c])) > tree_bound(hs[c].size(), dabs_sum(hs[c])) ||
+              mx != *std::max_element(hs[c].begin(), hs[c].end()))
+            errors[t] = "call " + std::to_string(c) + ": sum " + std::to_string(sm) + ", max " + std::to_string(mx);
         }
       }
       for (auto& s : own) cudaStreamDestroy(s);

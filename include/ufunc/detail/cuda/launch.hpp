@@ -100,7 +100,7 @@ void launch_dependent(void (*kernel)(P...), dim3 grid, dim3 block, cudaStream_t 
 }
 #  if defined(__CUDACC__)
 /// kernel<<<grid, block, smem, s>>>(args...), for launchers that kernel files
-/// hand to CUB (kernels/reduce_all.cuh's second_pass_dependent): the launch
+/// hand to CUB (kernels/reduce_all.cuh's finish_in_first_pass): the launch
 /// itself stays in this layer.
 template <class K, class... A>
 void launch(K kernel, dim3 grid, dim3 block, std::size_t smem, cudaStream_t s, const A&... args) {

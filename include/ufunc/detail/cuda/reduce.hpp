@@ -319,6 +319,9 @@ struct reduce_backend<target::cuda> {
       static_assert(sizeof(maybe<Acc>) <= 128 && sizeof(Res) <= 128);
       const bool on_device = nchunks == 1 || !HasInit || is_identity_init<bare_t<decltype(op.op)>>(j.init);
       Acc init = j.init;
+      // A first pass of few blocks finishes the reduction itself, counting on
+      // the stream's counter (none on a stream being captured: finish_counters).
+      unsigned* done = finish_counters::for_stream(s);
       for (index_t c = 0; c < nchunks; ++c) {
         const index_t f = c * chunk, n = std::min(chunk, items - f);
         const bool last = c + 1 == nchunks;
@@ -326,7 +329,8 @@ struct reduce_backend<target::cuda> {
         std::size_t b = bytes;
         const chunk_step step{carry, on_device && c > 0, last};
         UFUNC_CUDA_CHECK((cub_reduce_all<HasInit>(temp, b, in, xform, static_cast<int>(n), op, init, fin,
-                                                  last ? final_out : placeholder, s.get(), step, tail_elems)));
+                                                  last ? final_out : placeholder, s.get(), step, tail_elems,
+                                                  done)));
         if (!on_device && !last) {  // the next chunk starts from this one's result
           auto& host = reduce_scratch::get();
           UFUNC_CUDA_CHECK(cudaMemcpyAsync(host.pinned(), carry, sizeof(Acc), cudaMemcpyDeviceToHost, s.get()));

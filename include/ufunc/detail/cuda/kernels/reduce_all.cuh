@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
+#include <cub/thread/thread_load.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
@@ -177,7 +178,7 @@ __global__ void __launch_bounds__(MaxPolicy::ActivePolicy::SingleTilePolicy::BLO
   constexpr int B = MaxPolicy::ActivePolicy::SingleTilePolicy::BLOCK_THREADS;
   using block_reduce = cub::BlockReduce<A, B>;
   __shared__ typename block_reduce::TempStorage shared;
-  grid_dependency_wait();  // (the second pass is a dependent launch: second_pass_dependent)
+  grid_dependency_wait();  // (the second pass is a dependent launch: finish_in_first_pass)
   if (n == 0) {
     if (threadIdx.x == 0) *out = init;
     return;
@@ -195,6 +196,54 @@ __global__ void __launch_bounds__(MaxPolicy::ActivePolicy::SingleTilePolicy::BLO
 
 #if CCCL_MAJOR_VERSION == 3 && CCCL_MINOR_VERSION == 0
 #define UFUNC_LEAN_CUB_REDUCE 1
+/// CUB's first pass (its DeviceReduceKernel: AgentReduce over an even share of
+/// tiles, one partial a block) that can also do the second pass's work: given
+/// `done` (a counter at zero that the stream owns, scratch.hpp's
+/// finish_counters), the last block to finish reduces the partials as
+/// reduce_tile_kernel would (op(init, all) into out) and sets the counter back
+/// to zero, and the launcher (finish_in_first_pass) launches no second pass.
+/// Without `done`, CUB's first pass alone. A small reduction then costs one
+/// launch, not two (bench/NOTES.md, session 27).
+template <class MaxPolicy, class In, class Off, class Op, class A, class X, class Out, class Init>
+__global__ void __launch_bounds__(int(MaxPolicy::ActivePolicy::ReducePolicy::BLOCK_THREADS))
+    reduce_first_pass_kernel(In in, A* partials, Off n, cub::GridEvenShare<Off> share, Op op, X x, Out out, Init init,
+                             unsigned* done) {
+  using policy = typename MaxPolicy::ActivePolicy::ReducePolicy;
+  using agent = cub::detail::reduce::AgentReduce<policy, In, A*, Off, Op, A, X>;
+  constexpr int B = policy::BLOCK_THREADS;
+  using block_reduce = cub::BlockReduce<A, B>;
+  __shared__ union {
+    typename agent::TempStorage agent;
+    typename block_reduce::TempStorage reduce;
+  } shared;
+  __shared__ bool last;
+  (void)n;
+  const A block = agent(shared.agent, in, op, x).ConsumeTiles(share);
+  if (threadIdx.x == 0) {
+    cub::detail::uninitialized_copy_single(partials + blockIdx.x, block);
+    if (done) {
+      __threadfence();  // the partial before the count
+      last = atomicAdd(done, 1u) == gridDim.x - 1;
+    }
+  }
+  if (!done) return;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();  // every partial counted is visible
+  const int G = static_cast<int>(gridDim.x), t = static_cast<int>(threadIdx.x);
+  A a{};
+  if (t < G) {
+    a = cub::ThreadLoad<cub::LOAD_CG>(partials + t);
+#pragma unroll 4
+    for (int i = t + B; i < G; i += B) a = op(a, cub::ThreadLoad<cub::LOAD_CG>(partials + i));
+  }
+  const A all = G >= B ? block_reduce(shared.reduce).Reduce(a, op) : block_reduce(shared.reduce).Reduce(a, op, G);
+  if (t == 0) {
+    *out = op(init, all);
+    *done = 0;  // for the stream's next kernel
+  }
+}
+
 /// The policies for CUB's dispatch: the first pass is CUB's own policy for the
 /// op (its sm_60 to sm_90 one: its sm_100 tunings are for cuda::std::plus only);
 /// the one-block kernels are 1,024 threads wide with a quarter of the items, so
@@ -213,7 +262,9 @@ struct reduce_all_policies {
 };
 
 /// CUB's kernels for DispatchReduce (its KernelSource parameter, CCCL 3.0):
-/// the first pass is CUB's; both one-block kernels are reduce_tile_kernel.
+/// the first pass is CUB's (in reduce_first_pass_kernel, which takes three
+/// more arguments: finish_in_first_pass gives them); both one-block kernels are
+/// reduce_tile_kernel.
 /// Other CCCL versions name these differently: they take CUB's public call.
 template <class MaxPolicy, class In, class Out, class Off, class Op, class Init, class A, class X>
 struct lean_reduce_kernels {
@@ -221,7 +272,7 @@ struct lean_reduce_kernels {
     return &reduce_tile_kernel<MaxPolicy, In, Out, Off, Op, Init, A, X>;
   }
   CUB_RUNTIME_FUNCTION static constexpr auto ReductionKernel() {
-    return &cub::detail::reduce::DeviceReduceKernel<MaxPolicy, In, Off, Op, A, X>;
+    return &reduce_first_pass_kernel<MaxPolicy, In, Off, Op, A, X, Out, Init>;
   }
   CUB_RUNTIME_FUNCTION static constexpr auto SingleTileSecondKernel() {
     return &reduce_tile_kernel<MaxPolicy, A*, Out, int, Op, Init, A, ::cuda::std::__identity>;
@@ -229,52 +280,87 @@ struct lean_reduce_kernels {
   CUB_RUNTIME_FUNCTION static constexpr std::size_t AccumSize() { return sizeof(A); }
 };
 
-/// CUB's launcher, except that the second pass (Kernels::SingleTileSecondKernel,
-/// over the first pass's per-block partials) is a programmatic dependent launch
+/// The most first-pass blocks whose partials that pass's last block reduces
+/// itself (finish_in_first_pass); more take the wide second pass. H200, float
+/// sums into `out` (batches of ten): 2^16 to 2^23 floats (4 to 512 blocks)
+/// took 1.4 to 3.7 us less than with a second pass, 2^24 (1,024 blocks) 1.9 us
+/// more (bench/NOTES.md, session 27).
+struct reduce_all_finish_tuning {
+  static constexpr unsigned max_partials = 512;
+};
+
+/// CUB's launcher, except for the two passes of a reduction over several
+/// blocks. The first (Kernels::ReductionKernel, reduce_first_pass_kernel) gets
+/// `out`, `init` and the stream's counter `done` when it has at most
+/// `max_partials` blocks: its last block then finishes, and the second pass
+/// (Kernels::SingleTileSecondKernel) is not launched (`*finished`). Otherwise
+/// the second pass is a programmatic dependent launch
 /// (cuda_launch::launch_dependent): the runtime processes it while the first
-/// pass's last blocks run, and reduce_tile_kernel waits for them. H200, argmax's
-/// second pass launched so: about 1 % of a 2^27 reduction (bench/NOTES.md,
-/// session 26).
-template <class Kernels>
-struct second_pass_dependent : cub::detail::TripleChevronFactory {
+/// pass's last blocks run, and reduce_tile_kernel waits for them (H200: about
+/// 1 % of a 2^27 reduction; bench/NOTES.md, session 26). With many partials
+/// (an H200's 5,280 at 2^27 floats) that wide one-block pass is quicker than a
+/// 256-thread last block; with few, the launch saved counts more (a 2^20 float
+/// sum returned to the host: 0.97-0.99 of the time of CUB's two launches, the
+/// copy and the wait, against 1.11 before).
+template <class Kernels, class Out, class Init>
+struct finish_in_first_pass : cub::detail::TripleChevronFactory {
+  Out out;
+  Init init;
+  unsigned* done;  // nullptr: no counter (a stream being captured)
+  unsigned max_partials;
+  bool* finished;
   struct launcher {
     dim3 grid, block;
     std::size_t smem;
     cudaStream_t stream;
+    const finish_in_first_pass* f;
     template <class K, class... Args>
     CUB_RUNTIME_FUNCTION cudaError_t doit(K k, const Args&... args) const {
       NV_IF_TARGET(NV_IS_HOST, (return launch(k, args...);), (return cudaErrorNotSupported;));
     }
     template <class K, class... Args>
     cudaError_t launch(K k, const Args&... args) const {
-      if constexpr (std::is_same_v<K, decltype(Kernels::SingleTileSecondKernel())>)
-        if (k == Kernels::SingleTileSecondKernel() && smem == 0) {
-          cuda_launch::launch_dependent(k, grid, block, stream, args...);
-          return cudaPeekAtLastError();
-        }
-      cuda_launch::launch(k, grid, block, smem, stream, args...);
-      return cudaPeekAtLastError();
+      if constexpr (std::is_same_v<K, decltype(Kernels::ReductionKernel())>) {
+        const bool fin = f->done && grid.x <= f->max_partials;
+        *f->finished = fin;
+        cuda_launch::launch(k, grid, block, smem, stream, args..., f->out, f->init, fin ? f->done : nullptr);
+        return cudaPeekAtLastError();
+      } else {
+        if constexpr (std::is_same_v<K, decltype(Kernels::SingleTileSecondKernel())>)
+          if (k == Kernels::SingleTileSecondKernel() && smem == 0) {
+            if (*f->finished) return cudaSuccess;  // the first pass's last block did it
+            cuda_launch::launch_dependent(k, grid, block, stream, args...);
+            return cudaPeekAtLastError();
+          }
+        cuda_launch::launch(k, grid, block, smem, stream, args...);
+        return cudaPeekAtLastError();
+      }
     }
   };
   CUB_RUNTIME_FUNCTION launcher operator()(dim3 grid, dim3 block, std::size_t smem, cudaStream_t stream,
                                            bool = false) const {
-    return {grid, block, smem, stream};
+    return {grid, block, smem, stream, this};
   }
 };
 #endif
 
 /// cub::DeviceReduce::TransformReduce's dispatch, with lean_reduce_kernels
 /// where the CCCL version has them.
+/// `done`: the stream's counter at zero (finish_counters), or nullptr.
 template <class In, class Out, class Op, class X, class Init>
 cudaError_t transform_reduce(void* temp, std::size_t& bytes, In in, Out out, int count, Op op, X x, Init init,
-                             cudaStream_t s) {
+                             cudaStream_t s, unsigned* done) {
 #if defined(UFUNC_LEAN_CUB_REDUCE)
   using A = ::cuda::std::__accumulator_t<Op, cub::detail::invoke_result_t<X, cub::detail::it_value_t<In>>, Init>;
   using hub = reduce_all_policies<A, Op>;
   using kernels = lean_reduce_kernels<typename hub::MaxPolicy, In, Out, int, Op, Init, A, X>;
-  return cub::DispatchTransformReduce<In, Out, int, Op, X, Init, A, hub, kernels, second_pass_dependent<kernels>>::Dispatch(
-      temp, bytes, in, out, count, op, init, s, x);
+  using factory = finish_in_first_pass<kernels, Out, Init>;
+  bool finished = false;
+  return cub::DispatchTransformReduce<In, Out, int, Op, X, Init, A, hub, kernels, factory>::Dispatch(
+      temp, bytes, in, out, count, op, init, s, x, kernels{},
+      factory{{}, out, init, done, reduce_all_finish_tuning::max_partials, &finished});
 #else
+  (void)done;
   return cub::DeviceReduce::TransformReduce(temp, bytes, in, out, count, op, x, init, s);
 #endif
 }
@@ -289,17 +375,18 @@ cudaError_t transform_reduce(void* temp, std::size_t& bytes, In in, Out out, int
 template <bool HasInit, class In, class Xform, class Acc, class Op, class Fin, class Res, class Tail = no_tail>
 cudaError_t cub_reduce_all(void* temp, std::size_t& bytes, In in, const Xform& x, int count, const acc_op<Acc, Op>& op,
                            const Acc& init, const Fin& fin, Res* out, cudaStream_t s, const chunk_step& step = {},
-                           const Tail& tail = {}) {
+                           const Tail& tail = {}, unsigned* done = nullptr) {
   auto it = narrow_counting<int>(in);
   if constexpr (HasInit) {
     using SF = store_finished<Res, Fin, acc_op<Acc, Op>, Tail>;
     auto o = thrust::make_transform_output_iterator(out, SF{fin, op, step, tail});
-    return transform_reduce(temp, bytes, it, o, count, op, x, init, s);
+    return transform_reduce(temp, bytes, it, o, count, op, x, init, s, done);
   } else {
     using MO = maybe_op<Acc, Op>;
     using SF = store_finished<Res, Fin, MO, Tail>;
     auto o = thrust::make_transform_output_iterator(out, SF{fin, MO{op}, step, tail});
-    return transform_reduce(temp, bytes, it, o, count, MO{op}, wrap_maybe<Xform>{x}, maybe<Acc>{Acc{}, false}, s);
+    return transform_reduce(temp, bytes, it, o, count, MO{op}, wrap_maybe<Xform>{x}, maybe<Acc>{Acc{}, false}, s,
+                            done);
   }
 }
 
