@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "../../config.hpp"
@@ -114,6 +115,12 @@ struct runtime<target::cuda> {
     std::mutex m;  ///< guards the two lists below
     std::vector<occupancy_fact> occupancy;
     std::vector<smem_fact> smem_allowed;
+    /// The counters of whole reductions that their last block finishes
+    /// (scratch.hpp's finish_counters): a device block made on first use, and
+    /// each stream's slot in it by cudaStreamGetId; under counters_m.
+    std::mutex counters_m;
+    unsigned* counters = nullptr;
+    std::unordered_map<unsigned long long, unsigned> counter_of;
   };
 
   static constexpr int max_devices = 64;

@@ -8,11 +8,11 @@
 #include <array>
 #include <cstddef>
 #include <mutex>
-#include <unordered_map>
 
 #include "../../error.hpp"
 #include "../../stream.hpp"
 #include "../memory.hpp"
+#include "runtime.hpp"
 
 namespace ufunc::detail {
 
@@ -84,10 +84,10 @@ class device_temp {
 /// stream has one per thread): kernels on one stream run one after another, so
 /// no two kernels use a counter at once. None for a stream being captured (a
 /// graph may be replayed on any stream, beside this one), nor beyond `slots`
-/// streams a device; the caller then launches a second pass. Per device, made
-/// on first use, kept for the process (64 KiB).
-class finish_counters {
- public:
+/// streams a device; the caller then launches a second pass. Kept in the
+/// device's context (runtime.hpp): a block of `slots` counters made on first
+/// use, kept for the process (64 KiB).
+struct finish_counters {
   static constexpr std::size_t slots = 16384;
   /// A counter at zero owned by stream `s` of the current device, or nullptr.
   static unsigned* for_stream(stream_ref s) {
@@ -98,18 +98,15 @@ class finish_counters {
       (void)cudaGetLastError();  // e.g. the legacy stream while another thread captures
       return nullptr;
     }
-    int dev = 0;
-    UFUNC_CUDA_CHECK(cudaGetDevice(&dev));
-    static std::array<finish_counters, 64> per_device;
-    finish_counters& c = per_device.at(static_cast<std::size_t>(dev));
-    std::lock_guard<std::mutex> lock(c.m_);
-    const auto it = c.of_.find(id);
-    if (it != c.of_.end()) return c.block_ + it->second;
-    if (c.of_.size() >= slots) return nullptr;
-    if (!c.block_) c.block_ = make_block();
-    const auto k = static_cast<unsigned>(c.of_.size());
-    c.of_.emplace(id, k);
-    return c.block_ + k;
+    auto& c = runtime<target::cuda>::current_context();
+    std::lock_guard<std::mutex> lock(c.counters_m);
+    const auto it = c.counter_of.find(id);
+    if (it != c.counter_of.end()) return c.counters + it->second;
+    if (c.counter_of.size() >= slots) return nullptr;
+    if (!c.counters) c.counters = make_block();
+    const auto k = static_cast<unsigned>(c.counter_of.size());
+    c.counter_of.emplace(id, k);
+    return c.counters + k;
   }
 
  private:
@@ -126,9 +123,6 @@ class finish_counters {
     UFUNC_CUDA_CHECK(w);
     return p;
   }
-  std::mutex m_;
-  std::unordered_map<unsigned long long, unsigned> of_;
-  unsigned* block_ = nullptr;
 };
 
 /// Bytes reserved in front of CUB's temporary storage for one result.
