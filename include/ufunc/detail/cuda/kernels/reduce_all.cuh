@@ -282,9 +282,10 @@ struct lean_reduce_kernels {
 
 /// The most first-pass blocks whose partials that pass's last block reduces
 /// itself (finish_in_first_pass); more take the wide second pass. H200, float
-/// sums into `out` (batches of ten): 2^16 to 2^23 floats (4 to 512 blocks)
-/// took 1.4 to 3.7 us less than with a second pass, 2^24 (1,024 blocks) 1.9 us
-/// more (bench/NOTES.md, session 27).
+/// sums into `out` in batches of ten, against the read kernel of the same
+/// bytes: 2^16 to 2^20 floats (4 to 64 blocks) 0.30 -> 0.43-0.46, 2^23 (512)
+/// 0.56-0.59 -> 0.57-0.67, but 2^24 (1,024) 0.89 -> 0.82 and 2^25 (5,280)
+/// 0.91 -> 0.85 (bench/NOTES.md, session 27).
 struct reduce_all_finish_tuning {
   static constexpr unsigned max_partials = 512;
 };
