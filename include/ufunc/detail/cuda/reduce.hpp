@@ -320,8 +320,13 @@ struct reduce_backend<target::cuda> {
       const bool on_device = nchunks == 1 || !HasInit || is_identity_init<bare_t<decltype(op.op)>>(j.init);
       Acc init = j.init;
       // A first pass of few blocks finishes the reduction itself, counting on
-      // the stream's counter (none on a stream being captured: finish_counters).
+      // the stream's counter (none on a stream being captured: finish_counters;
+      // none either where CUB's public call runs, which cannot use one).
+#if defined(UFUNC_LEAN_CUB_REDUCE)
       unsigned* done = finish_counters::for_stream(s);
+#else
+      unsigned* done = nullptr;
+#endif
       for (index_t c = 0; c < nchunks; ++c) {
         const index_t f = c * chunk, n = std::min(chunk, items - f);
         const bool last = c + 1 == nchunks;

@@ -8,7 +8,7 @@
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
-#include <cub/thread/thread_load.cuh>
+#include <cub/iterator/cache_modified_input_iterator.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
@@ -172,17 +172,12 @@ thrust::counting_iterator<I> narrow_counting(thrust::counting_iterator<index_t> 
 /// otherwise op(init, reduction of the items). (The library's own one-block
 /// pass, finish_one, stores through store_result; CUB's dispatch launches this
 /// one with its own arguments.)
-template <class MaxPolicy, class In, class Out, class Off, class Op, class Init, class A, class X>
-__global__ void __launch_bounds__(MaxPolicy::ActivePolicy::SingleTilePolicy::BLOCK_THREADS)
-    reduce_tile_kernel(In in, Out out, Off n, Op op, Init init, X x) {
-  constexpr int B = MaxPolicy::ActivePolicy::SingleTilePolicy::BLOCK_THREADS;
-  using block_reduce = cub::BlockReduce<A, B>;
-  __shared__ typename block_reduce::TempStorage shared;
-  grid_dependency_wait();  // (the second pass is a dependent launch: finish_in_first_pass)
-  if (n == 0) {
-    if (threadIdx.x == 0) *out = init;
-    return;
-  }
+/// One block's reduction of items x(in[0]) .. x(in[n - 1]), n >= 1 (valid in
+/// thread 0): a strided loop and cub::BlockReduce. reduce_tile_kernel's body,
+/// and the finish of reduce_first_pass_kernel's last block.
+template <int B, class A, class In, class Off, class Op, class X>
+__device__ __forceinline__ A block_fold(In in, Off n, const Op& op, const X& x,
+                                        typename cub::BlockReduce<A, B>::TempStorage& shared) {
   const Off t = static_cast<Off>(threadIdx.x);
   A a{};
   if (t < n) {
@@ -190,7 +185,21 @@ __global__ void __launch_bounds__(MaxPolicy::ActivePolicy::SingleTilePolicy::BLO
 #pragma unroll 4
     for (Off i = t + B; i < n; i += B) a = op(a, x(in[i]));
   }
-  const A all = n >= B ? block_reduce(shared).Reduce(a, op) : block_reduce(shared).Reduce(a, op, static_cast<int>(n));
+  using block_reduce = cub::BlockReduce<A, B>;
+  return n >= B ? block_reduce(shared).Reduce(a, op) : block_reduce(shared).Reduce(a, op, static_cast<int>(n));
+}
+
+template <class MaxPolicy, class In, class Out, class Off, class Op, class Init, class A, class X>
+__global__ void __launch_bounds__(MaxPolicy::ActivePolicy::SingleTilePolicy::BLOCK_THREADS)
+    reduce_tile_kernel(In in, Out out, Off n, Op op, Init init, X x) {
+  constexpr int B = MaxPolicy::ActivePolicy::SingleTilePolicy::BLOCK_THREADS;
+  __shared__ typename cub::BlockReduce<A, B>::TempStorage shared;
+  grid_dependency_wait();  // (the second pass is a dependent launch: finish_in_first_pass)
+  if (n == 0) {
+    if (threadIdx.x == 0) *out = init;
+    return;
+  }
+  const A all = block_fold<B, A>(in, n, op, x, shared);
   if (threadIdx.x == 0) *out = op(init, all);
 }
 
@@ -216,29 +225,14 @@ __global__ void __launch_bounds__(int(MaxPolicy::ActivePolicy::ReducePolicy::BLO
     typename agent::TempStorage agent;
     typename block_reduce::TempStorage reduce;
   } shared;
-  __shared__ bool last;
   (void)n;
   const A block = agent(shared.agent, in, op, x).ConsumeTiles(share);
+  if (threadIdx.x == 0) cub::detail::uninitialized_copy_single(partials + blockIdx.x, block);
+  if (!done || !last_block_arrives(done)) return;
+  // The partials through L2 (LOAD_CG): other blocks wrote them in this kernel.
+  const A all = block_fold<B, A>(cub::CacheModifiedInputIterator<cub::LOAD_CG, A, int>(partials),
+                                 static_cast<int>(gridDim.x), op, ::cuda::std::__identity{}, shared.reduce);
   if (threadIdx.x == 0) {
-    cub::detail::uninitialized_copy_single(partials + blockIdx.x, block);
-    if (done) {
-      __threadfence();  // the partial before the count
-      last = atomicAdd(done, 1u) == gridDim.x - 1;
-    }
-  }
-  if (!done) return;
-  __syncthreads();
-  if (!last) return;
-  __threadfence();  // every partial counted is visible
-  const int G = static_cast<int>(gridDim.x), t = static_cast<int>(threadIdx.x);
-  A a{};
-  if (t < G) {
-    a = cub::ThreadLoad<cub::LOAD_CG>(partials + t);
-#pragma unroll 4
-    for (int i = t + B; i < G; i += B) a = op(a, cub::ThreadLoad<cub::LOAD_CG>(partials + i));
-  }
-  const A all = G >= B ? block_reduce(shared.reduce).Reduce(a, op) : block_reduce(shared.reduce).Reduce(a, op, G);
-  if (t == 0) {
     *out = op(init, all);
     *done = 0;  // for the stream's next kernel
   }

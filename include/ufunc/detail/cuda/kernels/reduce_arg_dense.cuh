@@ -11,6 +11,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/thread/thread_load.cuh>
 
+#include "grid_dependency.cuh"
 #include "reduce_slots.cuh"
 
 namespace ufunc::detail {
@@ -90,7 +91,6 @@ __global__ void __launch_bounds__(BLOCK)
     typename acc_reduce::TempStorage a;
   } tmp;
   __shared__ T chunk_best;
-  __shared__ bool last;
   const index_t b = 0;
   const index_t r0 = static_cast<index_t>(blockIdx.x) * chunk_len;
   Src c = src;  // this chunk's elements from 0: 32-bit offsets in the loop
@@ -163,15 +163,9 @@ __global__ void __launch_bounds__(BLOCK)
     if (threadIdx.x == 0) store(static_cast<index_t>(blockIdx.x), 0, Acc{M, first});
     return;
   }
-  // 4. The last block to finish combines the partials (threadFenceReduction).
-  if (threadIdx.x == 0) {
-    store(static_cast<index_t>(blockIdx.x), 0, Acc{M, first});
-    __threadfence();
-    last = atomicAdd(done, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
+  // 4. The last block to finish combines the partials.
+  if (threadIdx.x == 0) store(static_cast<index_t>(blockIdx.x), 0, Acc{M, first});
+  if (!last_block_arrives(done)) return;
   const Acc* p = store.partial;
   const int G = static_cast<int>(gridDim.x);
   constexpr int L = 4;  // partials in flight a thread
