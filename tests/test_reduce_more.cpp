@@ -41,18 +41,24 @@ std::vector<T> tied_values(std::size_t n, std::mt19937_64& rng, bool nans) {
   return h;
 }
 
-template <class T>
+// Axes: rows and columns too (else whole arrays only: fewer kernels to compile).
+template <class T, bool Axes = true>
 void check_arg_reductions(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (index_t n : {1, 3, 4, 5, 8, 33, 1000, 4097, 65541, (1 << 20) + 3}) {
     for (bool nans : {false, true}) {
       // One extreme value planted late, so that it improves on the ties (and
       // one early, so that nothing later does).
-      for (int plant = 0; plant < 3; ++plant) {
+      // Plant 3: the type's extremes (infinities; the integers' limits), the
+      // ends of the CUDA kernels' packed keys.
+      for (int plant = 0; plant < 4; ++plant) {
         auto h = tied_values<T>(static_cast<std::size_t>(n) + 1, rng, nans);
         if (plant > 0) {
           const auto at = plant == 1 ? h.size() - 2 : h.size() / 7;
-          h[at] = static_cast<T>(30), h[h.size() - 1 - at] = static_cast<T>(-30);
+          using lim = std::numeric_limits<T>;
+          const T hi = plant < 3 ? static_cast<T>(30) : lim::has_infinity ? lim::infinity() : lim::max();
+          const T lo = plant < 3 ? static_cast<T>(-30) : lim::has_infinity ? -lim::infinity() : lim::lowest();
+          h[at] = hi, h[h.size() - 1 - at] = lo;
         }
         INFO("n = " << n << ", nans " << nans << ", plant " << plant);
         const auto x = ufunc::to_device(h);
@@ -65,21 +71,37 @@ void check_arg_reductions(std::uint64_t seed) {
     }
   }
   // Rows of several lengths (the row kernels' block and group paths) and columns.
-  for (index_t cols : {4, 12, 64, 1000, 5000}) {
-    const index_t rows = std::max<index_t>(3, (1 << 18) / cols);
-    const auto h = tied_values<T>(static_cast<std::size_t>(rows * cols), rng, true);
-    const auto x = ufunc::to_device(h, {rows, cols});
-    INFO("rows " << rows << ", cols " << cols);
-    const auto amax = ufunc::argmax(x, ufunc::axis(1)).to_host();
-    const auto amin = ufunc::argmin(x, ufunc::axis(1)).to_host();
-    const auto cmax = ufunc::argmax(x, ufunc::axis(0)).to_host();
-    bool rows_ok = true, cols_ok = true;
-    for (index_t r = 0; r < rows; ++r)
-      rows_ok &= amax[r] == serial_arg<true>(h.data() + r * cols, cols) &&
-                 amin[r] == serial_arg<false>(h.data() + r * cols, cols);
-    for (index_t c = 0; c < cols; ++c) cols_ok &= cmax[c] == serial_arg<true>(h.data() + c, rows, cols);
-    CHECK(rows_ok);
-    CHECK(cols_ok);
+  if constexpr (Axes) {
+    for (index_t cols : {4, 12, 64, 1000, 5000}) {
+      const index_t rows = std::max<index_t>(3, (1 << 18) / cols);
+      const auto h = tied_values<T>(static_cast<std::size_t>(rows * cols), rng, true);
+      const auto x = ufunc::to_device(h, {rows, cols});
+      INFO("rows " << rows << ", cols " << cols);
+      const auto amax = ufunc::argmax(x, ufunc::axis(1)).to_host();
+      const auto amin = ufunc::argmin(x, ufunc::axis(1)).to_host();
+      const auto cmax = ufunc::argmax(x, ufunc::axis(0)).to_host();
+      bool rows_ok = true, cols_ok = true;
+      for (index_t r = 0; r < rows; ++r)
+        rows_ok &= amax[r] == serial_arg<true>(h.data() + r * cols, cols) &&
+                   amin[r] == serial_arg<false>(h.data() + r * cols, cols);
+      for (index_t c = 0; c < cols; ++c) cols_ok &= cmax[c] == serial_arg<true>(h.data() + c, rows, cols);
+      CHECK(rows_ok);
+      CHECK(cols_ok);
+    }
+  }
+  // -0 and +0 compare equal: the first of them wins, across blocks too (the
+  // CUDA kernels give both one key). The first 2^17 elements one sign, the rest
+  // the other.
+  if constexpr (std::is_floating_point_v<T>) {
+    const std::size_t n = (std::size_t(1) << 20) + 3;
+    for (bool neg_first : {false, true}) {
+      std::vector<T> h(n, neg_first ? T(0) : -T(0));
+      std::fill(h.begin(), h.begin() + (1 << 17), neg_first ? -T(0) : T(0));
+      const auto x = ufunc::to_device(h);
+      INFO("signed zeros, -0 first " << neg_first);
+      CHECK(ufunc::argmax(x) == 0);
+      CHECK(ufunc::argmin(x) == 0);
+    }
   }
 }
 }  // namespace
@@ -91,6 +113,9 @@ TEST_CASE("reduce: argmin/argmax against a serial loop: ties, NaNs, planted extr
   check_arg_reductions<double>(seed + 1);
   check_arg_reductions<int>(seed + 2);
   check_arg_reductions<std::int8_t>(seed + 3);
+  // Whole arrays only: every type the CUDA kernels pack (kernels/reduce_arg_dense.cuh).
+  check_arg_reductions<std::uint32_t, false>(seed + 4);  // tied values near 2^32 (negatives wrap)
+  check_arg_reductions<std::int16_t, false>(seed + 5);
 }
 
 TEST_CASE("reduce: float sums use a tree order: error like log N, not N (2^24 values)") {

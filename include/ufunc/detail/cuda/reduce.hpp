@@ -384,11 +384,16 @@ struct reduce_backend<target::cuda> {
       launch(store_t{tail, out, nullptr}, nullptr);
       return true;
     }
-    device_temp partials(sizeof(Acc) * static_cast<std::size_t>(nchunks), s);
-    Acc* p = static_cast<Acc*>(partials.get());
-    // The last block combines the partials where the stream has a counter;
+    // The last block combines the partials where the stream has a counter
+    // (through the counter's word where they pack: no partials in memory);
     // else (a stream being captured) a second pass does.
     unsigned* done = finish_counters::for_stream(s);
+    if (done && arg_packs<typename arg_fold<Op>::value_type>(R)) {
+      launch(store_t{tail, out, nullptr}, done);
+      return true;
+    }
+    device_temp partials(sizeof(Acc) * static_cast<std::size_t>(nchunks), s);
+    Acc* p = static_cast<Acc*>(partials.get());
     launch(store_t{tail, out, p}, done);
     if (!done) finish_partials(p, 1, nchunks, j.op, tail, out, s);
     return true;

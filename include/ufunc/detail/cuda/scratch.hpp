@@ -85,10 +85,14 @@ class device_temp {
 /// no two kernels use a counter at once. None for a stream being captured (a
 /// graph may be replayed on any stream, beside this one), nor beyond `slots`
 /// streams a device; the caller then launches a second pass. Kept in the
-/// device's context (runtime.hpp): a block of `slots` counters made on first
-/// use, kept for the process (64 KiB).
+/// device's context (runtime.hpp): a block of `slots` 16-byte slots made on
+/// first use, kept for the process (256 KiB). A slot is the counter, 4 spare
+/// bytes and a 64-bit word at zero (kernels/grid_dependency.cuh's finish_word)
+/// that a kernel's blocks may fold their partials into with atomics; the last
+/// block sets it back to zero too.
 struct finish_counters {
   static constexpr std::size_t slots = 16384;
+  static constexpr std::size_t slot_counters = 4;  ///< unsigned per slot (16 bytes)
   /// A counter at zero owned by stream `s` of the current device, or nullptr.
   static unsigned* for_stream(stream_ref s) {
     cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
@@ -101,12 +105,12 @@ struct finish_counters {
     auto& c = runtime<target::cuda>::current_context();
     std::lock_guard<std::mutex> lock(c.counters_m);
     const auto it = c.counter_of.find(id);
-    if (it != c.counter_of.end()) return c.counters + it->second;
+    if (it != c.counter_of.end()) return c.counters + slot_counters * it->second;
     if (c.counter_of.size() >= slots) return nullptr;
     if (!c.counters) c.counters = make_block();
     const auto k = static_cast<unsigned>(c.counter_of.size());
     c.counter_of.emplace(id, k);
-    return c.counters + k;
+    return c.counters + slot_counters * k;
   }
 
  private:
@@ -115,8 +119,9 @@ struct finish_counters {
   static unsigned* make_block() {
     cudaStream_t st = nullptr;
     UFUNC_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    auto* p = static_cast<unsigned*>(memory<target::cuda>::allocate(slots * sizeof(unsigned), stream_ref(st), false));
-    const cudaError_t e = cudaMemsetAsync(p, 0, slots * sizeof(unsigned), st);
+    constexpr std::size_t bytes = slots * slot_counters * sizeof(unsigned);
+    auto* p = static_cast<unsigned*>(memory<target::cuda>::allocate(bytes, stream_ref(st), false));
+    const cudaError_t e = cudaMemsetAsync(p, 0, bytes, st);
     const cudaError_t w = cudaStreamSynchronize(st);
     (void)cudaStreamDestroy(st);
     UFUNC_CUDA_CHECK(e);

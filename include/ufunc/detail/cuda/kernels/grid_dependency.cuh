@@ -41,4 +41,12 @@ __device__ __forceinline__ bool last_block_arrives(unsigned* done) {
   return true;
 }
 
+/// The 64-bit word at zero beside counter `done` (finish_counters' 16-byte
+/// slots: the counter, then this word from byte 8): blocks may fold their
+/// partials into it with atomics before they arrive; the last block reads it
+/// and sets it back to zero.
+__device__ __forceinline__ unsigned long long* finish_word(unsigned* done) {
+  return reinterpret_cast<unsigned long long*>(done) + 1;
+}
+
 }  // namespace ufunc::detail

@@ -44,6 +44,53 @@ __device__ __forceinline__ T arg_better_value(T a, T b) {
   return (Max ? a < b : b < a) ? b : a;
 }
 
+/// argmin/argmax partials as one 64-bit word whose unsigned order is the
+/// pick's (arg_pick): the value's 32-bit key (larger is better; every NaN the
+/// largest; -0 and +0 one key, as they compare equal) above the complement of
+/// the index (the lower index wins a tie). For values of at most 32 bits (float,
+/// the 16-bit floats through float, integers up to 32 bits) and arrays of fewer
+/// than 2^32 elements (a zero word is below every packed partial).
+template <class T>
+inline constexpr bool arg_packs_type =
+    std::is_same_v<T, float> || is_half_v<T> || (std::is_integral_v<T> && sizeof(T) <= 4);
+template <class T>
+UFUNC_HD constexpr bool arg_packs(index_t R) {
+  return arg_packs_type<T> && R <= index_t(0xFFFFFFFF);
+}
+
+template <bool Max, class T>
+__device__ __forceinline__ unsigned arg_key(T v) {
+  unsigned k;
+  if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_signed_v<T>)
+      k = static_cast<unsigned>(static_cast<int>(v)) ^ 0x80000000u;
+    else
+      k = static_cast<unsigned>(v);
+  } else {
+    const float f = static_cast<float>(v);
+    if (f != f) return 0xFFFFFFFFu;  // non-NaN keys stay within [0x007FFFFF, 0xFF800000]
+    const unsigned u = __float_as_uint(f == 0.0f ? 0.0f : f);
+    k = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+  }
+  return Max ? k : ~k;
+}
+
+/// arg_key's inverse (a NaN comes back as the quiet NaN; a zero as +0).
+template <bool Max, class T>
+__device__ __forceinline__ T arg_key_value(unsigned k) {
+  if constexpr (std::is_integral_v<T>) {
+    const unsigned u = Max ? k : ~k;
+    if constexpr (std::is_signed_v<T>)
+      return static_cast<T>(static_cast<int>(u ^ 0x80000000u));
+    else
+      return static_cast<T>(u);
+  } else {
+    if (k == 0xFFFFFFFFu) return static_cast<T>(__uint_as_float(0x7FC00000u));
+    const unsigned u = Max ? k : ~k;
+    return static_cast<T>(__uint_as_float((u & 0x80000000u) ? (u & 0x7FFFFFFFu) : ~u));
+  }
+}
+
 /// One chunk of a whole argmin/argmax a block, in three steps, so that the loop
 /// over the data carries no branch and no index:
 /// 1. Each thread folds rounds of U slots of V values (V-wide loads, slots
@@ -64,7 +111,11 @@ __device__ __forceinline__ T arg_better_value(T a, T b) {
 ///    block to finish combines every block's partial (store.partial) in block
 ///    order and stores the result (store.result), then sets the counter back to
 ///    zero: no second pass to launch (H200, argmax of 2^27 floats / read
-///    kernel: 0.945-0.946 -> 0.948-0.956; bench/NOTES.md, session 27).
+///    kernel: 0.945-0.946 -> 0.948-0.956; bench/NOTES.md, session 27). Where
+///    the partials pack (arg_packs), each block folds its own into the
+///    counter's word (finish_word) with one atomic max instead, and the last
+///    block reads that word alone (store.partial unused): no loads of
+///    partials and no block reduction in the block the kernel's end waits for.
 /// Chunk b is elements [b * chunk_len, min(R, (b + 1) * chunk_len)); chunk_len
 /// is a multiple of V and at most 2^30 (32-bit offsets within a chunk); the
 /// partial goes to store(b, 0, .).
@@ -164,6 +215,21 @@ __global__ void __launch_bounds__(BLOCK)
     return;
   }
   // 4. The last block to finish combines the partials.
+  if constexpr (arg_packs_type<T>)
+    if (arg_packs<T>(R)) {
+      unsigned long long* word = finish_word(done);
+      if (threadIdx.x == 0)
+        atomicMax(word, (static_cast<unsigned long long>(arg_key<Max>(M)) << 32) |
+                            (0xFFFFFFFFu - static_cast<unsigned>(first)));
+      if (!last_block_arrives(done)) return;
+      if (threadIdx.x == 0) {
+        const unsigned long long w = atomicExch(word, 0ull);
+        store.result(0, Acc{arg_key_value<Max, T>(static_cast<unsigned>(w >> 32)),
+                            static_cast<index_t>(0xFFFFFFFFu - static_cast<unsigned>(w))});
+        *done = 0;  // for the stream's next kernel
+      }
+      return;
+    }
   if (threadIdx.x == 0) store(static_cast<index_t>(blockIdx.x), 0, Acc{M, first});
   if (!last_block_arrives(done)) return;
   const Acc* p = store.partial;
