@@ -310,7 +310,7 @@ TEST_CASE("gufunc: an output with a core dim of 0 beside one with elements: f st
   CHECK(n.to_host() == std::vector<int>{0, 0, 0});
 }
 
-TEST_CASE("gufunc: the GPU staging plan: dense cores whose loop elements follow each other, odd word strides, a budget") {
+TEST_CASE("gufunc: the GPU staging plan: dense cores whose loop elements follow each other, padded strides, a budget") {
   using ufunc::detail::contiguous_layout;
   using ufunc::detail::operand_layout;
   const auto sig = ufunc::detail::parse_gufunc_signature("(a),(b),(c),()->()");
@@ -328,27 +328,36 @@ TEST_CASE("gufunc: the GPU staging plan: dense cores whose loop elements follow 
   const auto a16 = reinterpret_cast<std::uintptr_t>(buf);
   auto st = ufunc::detail::plan_gufunc_staging(p, {4, 8, 2, 4}, {a16, a16, a16 + 4, a16}, 128, 128 * 1024, &bytes);
   REQUIRE(st.size() == 4);
-  CHECK((st[0].on && st[0].count == 64 && st[0].pad == 65 && st[0].offset == 0 && st[0].vec16));
-  CHECK((st[1].on && st[1].pad == 65 && st[1].offset == 65 * 4 * 128 && st[1].vec16));  // 33,280: a multiple of 16
-  // int16: 66 elements = 33 words; its first block 4 bytes off 16: no 16-byte loads.
-  CHECK((st[2].on && st[2].pad == 66 && st[2].offset == 33280 + 65 * 8 * 128 && !st[2].vec16));
-  CHECK(!st[3].on);
-  CHECK(bytes == 33280 + 66560 + 66 * 2 * 128);
   // cp.async for blocks of 256 bytes or more of 4-, 8- or 16-byte elements: the
-  // float and double rows; not the int16 ones (2-byte elements).
-  CHECK((st[0].async && st[1].async && !st[2].async));
+  // float and double rows, 16 bytes a copy (aligned, 16-byte multiples), so
+  // strides of 4 mod 8 words, 16-byte multiples: 68 floats, 66 doubles (132 words).
+  CHECK((st[0].on && st[0].count == 64 && st[0].pad == 68 && st[0].offset == 0 && st[0].vec16 && st[0].async16));
+  CHECK((st[1].on && st[1].pad == 66 && st[1].offset == 68 * 4 * 128 && st[1].vec16 && st[1].async16));
+  // int16 (2-byte elements: no cp.async): 66 elements = 33 words, odd; its
+  // first block 4 bytes off 16: no 16-byte loads.
+  CHECK((st[2].on && st[2].pad == 66 && st[2].offset == 34816 + 66 * 8 * 128 && !st[2].vec16));
+  CHECK(!st[3].on);
+  CHECK(bytes == 34816 + 67584 + 66 * 2 * 128);
+  CHECK((st[0].async && st[1].async && !st[2].async && !st[2].async16));
   // 96 KiB: the double input no longer fits, the int16 one still does.
   st = ufunc::detail::plan_gufunc_staging(p, {4, 8, 2, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes);
-  CHECK((st[0].on && !st[1].on && st[2].on && st[2].offset == 33280 && st[2].vec16 && bytes == 33280 + 16896));
+  CHECK((st[0].on && !st[1].on && st[2].on && st[2].offset == 34816 && st[2].vec16 && bytes == 34816 + 16896));
   // 1-byte elements: a stride of 4 mod 8 bytes (68 = 17 words); odd sizes keep an odd stride.
   p = plan({c({rows, 64}, 1), c({rows, 37}, 4), c({rows, 64}, 4), c({rows}, 4)});
   st = ufunc::detail::plan_gufunc_staging(p, {1, 4, 4, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes, 0);
   CHECK((st[0].on && st[0].pad == 68 && st[1].on && st[1].pad == 37 && !st[1].vec16));
-  // The 37 floats (148 bytes) below async_min, then at it; a float block 2 bytes
-  // off its alignment never.
-  CHECK((!st[0].async && !st[1].async && st[2].async));
+  // The 37 floats (148 bytes) below async_min, then at it, 4 bytes a copy (148
+  // is not a multiple of 16: the stride stays odd); a float block 2 bytes off
+  // its alignment never.
+  CHECK((!st[0].async && !st[1].async && st[2].async && st[2].async16 && st[2].pad == 68));
   st = ufunc::detail::plan_gufunc_staging(p, {1, 4, 4, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes, 0, 148);
-  CHECK((st[1].async && st[2].async));
+  CHECK((st[1].async && !st[1].async16 && st[1].pad == 37 && st[2].async16));
+  // 16-byte elements, 37 a block (592 bytes): an odd stride is 4 mod 8 words.
+  st = ufunc::detail::plan_gufunc_staging(p, {1, 16, 4, 4}, {a16, a16, a16, a16}, 128, 96 * 1024, &bytes, 0);
+  CHECK((st[1].on && st[1].async16 && st[1].pad == 37));
+  // A block 4 bytes off 16 (aligned to its 4-byte elements): cp.async of 4 bytes, odd stride.
+  st = ufunc::detail::plan_gufunc_staging(p, {1, 4, 4, 4}, {a16, a16, a16 + 4, a16}, 128, 96 * 1024, &bytes, 0);
+  CHECK((st[2].async && !st[2].async16 && !st[2].vec16 && st[2].pad == 65));
   st = ufunc::detail::plan_gufunc_staging(p, {1, 4, 4, 4}, {a16, a16 + 2, a16 + 2, a16}, 128, 96 * 1024, &bytes, 0, 4);
   CHECK((st[1].on && !st[1].async && st[2].on && !st[2].async && !st[0].async));
   // By default a block copied element by element has 128 bytes or more: the 64
@@ -421,12 +430,15 @@ void staged_case(std::mt19937_64& g, ufunc::index_t rows, ufunc::index_t n, ufun
 TEST_CASE("gufunc on the GPU: staged cores of every element size, partial blocks, the grid-stride loop, unstaged operands") {
   std::mt19937_64 g(test::fresh_seed());
   for (const ufunc::index_t rows : {ufunc::index_t(1), ufunc::index_t(127), ufunc::index_t(129), ufunc::index_t(1000)})
-    for (const ufunc::index_t n : {ufunc::index_t(1), ufunc::index_t(3), ufunc::index_t(37), ufunc::index_t(64), ufunc::index_t(101)})
+    for (const ufunc::index_t n :
+         {ufunc::index_t(1), ufunc::index_t(3), ufunc::index_t(37), ufunc::index_t(64), ufunc::index_t(100), ufunc::index_t(101)})
       for (const ufunc::index_t shift : {ufunc::index_t(0), ufunc::index_t(1)}) {
         staged_case<float>(g, rows, n, shift, false);
         staged_case<std::int16_t>(g, rows, n, shift, shift == 1);
       }
-  staged_case<double>(g, 1000, 64, 0, false);  // 65 KiB: a block above 48 KiB of shared memory
+  // (float rows of 64 and 100, aligned: 16-byte cp.async, 16 and 25 copies a
+  // row; one element off: 4-byte cp.async.)
+  staged_case<double>(g, 1000, 64, 0, false);  // 66 KiB: a block above 48 KiB of shared memory
   staged_case<double>(g, 300, 500, 0, false);  // too large to stage: read in place
   staged_case<std::uint8_t>(g, 1000, 200, 0, false);  // 1-byte elements, 4-byte loads
   staged_case<std::uint8_t>(g, 1000, 256, 0, false);  // and 16-byte loads

@@ -229,6 +229,7 @@ struct gufunc_stage {
   std::size_t offset = 0;   ///< bytes into the block's shared memory
   bool vec16 = false;       ///< copied in 16-byte loads
   bool async = false;       ///< copied with cp.async where the device has it (sm_80 on)
+  bool async16 = false;     ///< async in 16-byte copies (vec16 too); pad as below
 };
 
 /// Which inputs to stage, for blocks of `block` loop elements within `budget`
@@ -240,12 +241,18 @@ struct gufunc_stage {
 /// block of loop elements reads one contiguous range), in operand order while
 /// they fit. Padding: a block's stride in 4-byte words (in elements for wider
 /// types) is odd, so threads reading one core position hit distinct banks.
-/// Copied with cp.async (element by element, no registers between): blocks of
-/// at least `async_min` bytes of 4-, 8- or 16-byte elements at addresses aligned
-/// to their size. Such blocks fill the shared memory, which then caps the
-/// resident threads, and the register copy kept too few bytes in flight (a dot
-/// over rows of 64 floats: 0.74 of a copy's rate, cp.async 0.79-0.81); smaller
-/// blocks copy faster by 16-byte loads (rows of 16 floats: 0.95 against 0.78).
+/// Copied with cp.async (no registers between): blocks of at least `async_min`
+/// bytes of 4-, 8- or 16-byte elements at addresses aligned to their size. Such
+/// blocks fill the shared memory, which then caps the resident threads, and the
+/// register copy kept too few bytes in flight (a dot over rows of 64 floats:
+/// 0.74 of a copy's rate, cp.async 0.79-0.81); smaller blocks copy faster by
+/// 16-byte loads (rows of 16 floats: 0.95 against 0.78). Where 16-byte loads
+/// can copy them too (vec16), cp.async copies 16 bytes at a time (async16), a
+/// quarter of the instructions of 4-byte copies: the stride must then be a
+/// multiple of 16 bytes, and 4 mod 8 words keeps threads reading one core
+/// position to 4 a bank (H200, the dot over rows of 64 floats: 0.79 -> 0.84-0.85
+/// of a copy's rate; an unpadded stride, 32 a bank, 0.23 in a probe; bench/NOTES.md,
+/// session 28).
 inline std::vector<gufunc_stage> plan_gufunc_staging(const gufunc_plan& p, const std::vector<std::size_t>& size,
                                                      const std::vector<std::uintptr_t>& addr, index_t block,
                                                      std::size_t budget, std::size_t* bytes, std::size_t min_bytes = 128,
@@ -275,9 +282,14 @@ inline std::vector<gufunc_stage> plan_gufunc_staging(const gufunc_plan& p, const
     // read its 36-byte blocks in place at 0.76 of a copy's rate, staged at
     // 0.36 (the copy's divisions and 4-byte loads cost more than L1 saves).
     if (!vec16 && static_cast<std::size_t>(c) * sz < min_bytes) continue;
+    const bool async = (sz == 4 || sz == 8 || sz == 16) && static_cast<std::size_t>(c) * sz >= async_min && addr[k] % sz == 0;
+    const bool async16 = async && vec16;
     const std::size_t unit = std::max<std::size_t>(4, sz);
     index_t pad = c;
-    while ((static_cast<std::size_t>(pad) * sz) % unit != 0 || ((static_cast<std::size_t>(pad) * sz / unit) % 2) == 0) ++pad;
+    if (async16)
+      while ((static_cast<std::size_t>(pad) * sz) % 16 != 0 || (static_cast<std::size_t>(pad) * sz / 4) % 8 != 4) ++pad;
+    else
+      while ((static_cast<std::size_t>(pad) * sz) % unit != 0 || ((static_cast<std::size_t>(pad) * sz / unit) % 2) == 0) ++pad;
     const std::size_t need = (static_cast<std::size_t>(pad) * sz * static_cast<std::size_t>(block) + 15) / 16 * 16;
     if (used + need > budget) continue;
     st[k].on = true;
@@ -285,7 +297,8 @@ inline std::vector<gufunc_stage> plan_gufunc_staging(const gufunc_plan& p, const
     st[k].pad = pad;
     st[k].offset = used;
     st[k].vec16 = vec16;
-    st[k].async = (sz == 4 || sz == 8 || sz == 16) && static_cast<std::size_t>(c) * sz >= async_min && addr[k] % sz == 0;
+    st[k].async = async;
+    st[k].async16 = async16;
     used += need;
   }
   *bytes = used;

@@ -76,6 +76,7 @@ struct gufunc_backend<target::cuda> {
       set.on[k] = st[k].on;
       set.vec16[k] = st[k].vec16;
       set.async[k] = st[k].async;  // kernel code for devices before sm_80 copies through registers
+      set.async16[k] = st[k].async16;
       set.count[k] = static_cast<unsigned>(st[k].count);
       set.pad[k] = static_cast<unsigned>(st[k].pad);
       set.offset[k] = static_cast<unsigned>(st[k].offset);

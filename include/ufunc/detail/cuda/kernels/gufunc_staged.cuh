@@ -1,7 +1,8 @@
 // The gufunc kernel: blocks of B loop elements. The staged inputs' core blocks
 // of a block's elements (one contiguous range per input) are copied into shared
 // memory with coalesced loads, 16 bytes a load where aligned, or for large
-// blocks with cp.async (gufunc_plan.hpp says which); then each thread
+// blocks with cp.async, 16 bytes a copy where aligned (gufunc_plan.hpp says
+// which); then each thread
 // calls f once for its element, with views of its staged blocks (each block
 // padded to an odd number of 4-byte words: threads reading the same core
 // position hit distinct banks) and of the other operands in place.
@@ -26,6 +27,7 @@ struct gufunc_stage_set {
   bool on[N];
   bool vec16[N];
   bool async[N];  // cp.async (sm_80 on; code for older devices ignores it)
+  bool async16[N];  // cp.async of 16 bytes (with async; rows padded to 16 bytes)
   unsigned count[N], pad[N], offset[N];  // elements, elements, bytes
   float inv_count[N];                    // 1 / count, for the copy's divisions
 };
@@ -80,29 +82,43 @@ __device__ __forceinline__ void gufunc_copy_in(const T* src, T* dst, unsigned to
   gufunc_copy_units<B, U, 1>(src, dst, total, c, pad, inv_c);
 }
 
-/// The same copy with cp.async (sm_80 and later): element by element from global
-/// memory into shared memory, no registers between, so a block has its whole
-/// staged range in flight at once and the copy adds no registers to the kernel
-/// (the register copy's U loads a thread capped the resident threads of every
-/// gufunc kernel, staged or not). Consecutive lanes take consecutive elements:
-/// each warp's request is one contiguous range.
+/// The same copy with cp.async (sm_80 and later): from global memory into
+/// shared memory, no registers between, so a block has its whole staged range
+/// in flight at once and the copy adds no registers to the kernel (the register
+/// copy's U loads a thread capped the resident threads of every gufunc kernel,
+/// staged or not). Consecutive lanes take consecutive elements, or with `wide`
+/// consecutive 16 bytes (V elements: c and pad multiples of V, src and each
+/// padded block 16-byte aligned; gufunc_plan.hpp's async16): each warp's
+/// request is one contiguous range. 16 bytes a copy issue a quarter of the
+/// instructions: H200, the dot over rows of 64 floats 0.79 -> 0.84-0.85 of a
+/// copy's rate. One loop for both widths: a second copy function in the kernel
+/// cost the 3x3 solve, which stages nothing, 15 % (0.91 -> 0.78; one loop
+/// 0.90-0.91; bench/NOTES.md, session 28).
 template <int B, class T>
 __device__ __forceinline__ void gufunc_copy_async(const T* src, T* dst, unsigned total, unsigned c, unsigned pad,
-                                                  float inv_c) {
+                                                  float inv_c, bool wide) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async copies 4, 8 or 16 bytes");
+  constexpr unsigned W = 16 / sizeof(T);
+  const unsigned V = wide ? W : 1, cu = c / V, units = total / V;
   unsigned q, r;
-  gufunc_divmod(threadIdx.x, c, inv_c, q, r);
-  const unsigned dq = static_cast<unsigned>(B) / c, dr = static_cast<unsigned>(B) % c;
-  for (unsigned i = threadIdx.x; i < total; i += B) {
-    const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst + q * pad + r));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(to), "l"(src + i), "n"(sizeof(T)) : "memory");
+  if (wide)
+    q = threadIdx.x / cu, r = threadIdx.x % cu;
+  else
+    gufunc_divmod(threadIdx.x, c, inv_c, q, r);
+  const unsigned dq = static_cast<unsigned>(B) / cu, dr = static_cast<unsigned>(B) % cu;
+  for (unsigned u = threadIdx.x; u < units; u += B) {
+    const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst + q * pad + r * V));
+    if (wide)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src + u * V) : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(to), "l"(src + u), "n"(sizeof(T)) : "memory");
     q += dq;
     r += dr;
-    if (r >= c) r -= c, ++q;
+    if (r >= cu) r -= cu, ++q;
   }
 #else
-  (void)src, (void)dst, (void)total, (void)c, (void)pad, (void)inv_c;
+  (void)src, (void)dst, (void)total, (void)c, (void)pad, (void)inv_c, (void)wide;
 #endif
 }
 
@@ -121,7 +137,7 @@ __device__ __forceinline__ void gufunc_stage_block(const Body& body, const gufun
         if constexpr (sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16)
           if (st.async[K]) {
             gufunc_copy_async<B>(src, reinterpret_cast<T*>(smem + st.offset[K]), nb * st.count[K], st.count[K],
-                                 st.pad[K], st.inv_count[K]);
+                                 st.pad[K], st.inv_count[K], st.async16[K]);
             return;
           }
 #endif
