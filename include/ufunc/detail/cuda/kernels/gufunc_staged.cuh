@@ -4,8 +4,10 @@
 // blocks with cp.async, 16 bytes a copy where aligned (gufunc_plan.hpp says
 // which); then each thread
 // calls f once for its element, with views of its staged blocks (each block
-// padded to an odd number of 4-byte words: threads reading the same core
-// position hit distinct banks) and of the other operands in place.
+// padded to an odd number of 4-byte words, so that threads reading the same
+// core position hit distinct banks; blocks copied 16 bytes at a time to a
+// 16-byte multiple of 4 mod 8 words, 4 threads a bank) and of the other
+// operands in place.
 #pragma once
 
 #include <cstddef>
