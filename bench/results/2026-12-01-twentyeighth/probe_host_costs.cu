@@ -50,8 +50,6 @@ int main() {
     (void)cudaMallocAsync(&p, 4096, st);
     (void)cudaFreeAsync(p, st);
   };
-  auto empty_kernel_like = [&] { cub_sum(); };
-  (void)empty_kernel_like;
   for (int round = 0; round < 3; ++round) {
     std::printf("round %d, host us a call:\n", round);
     std::printf("  ufunc::sum(x, out) f32 2^20      %.2f\n", bench::time_host_us_per_call(lib_sum, 1000, 9));
