@@ -93,6 +93,8 @@ class device_temp {
 struct finish_counters {
   static constexpr std::size_t slots = 16384;
   static constexpr std::size_t slot_counters = 4;  ///< unsigned per slot (16 bytes)
+  static_assert(slot_counters * sizeof(unsigned) == 2 * sizeof(unsigned long long),
+                "a slot: the counter, 4 spare bytes, finish_word's 8 (kernels/grid_dependency.cuh)");
   /// A counter at zero owned by stream `s` of the current device, or nullptr.
   static unsigned* for_stream(stream_ref s) {
     cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;

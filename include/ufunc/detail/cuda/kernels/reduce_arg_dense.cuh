@@ -11,6 +11,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/thread/thread_load.cuh>
 
+#include "../../sort_bits.hpp"
 #include "grid_dependency.cuh"
 #include "reduce_slots.cuh"
 
@@ -46,49 +47,31 @@ __device__ __forceinline__ T arg_better_value(T a, T b) {
 
 /// argmin/argmax partials as one 64-bit word whose unsigned order is the
 /// pick's (arg_pick): the value's 32-bit key (larger is better; every NaN the
-/// largest; -0 and +0 one key, as they compare equal) above the complement of
-/// the index (the lower index wins a tie). For values of at most 32 bits (float,
-/// the 16-bit floats through float, integers up to 32 bits) and arrays of fewer
-/// than 2^32 elements (a zero word is below every packed partial).
+/// largest) above the complement of the index (the lower index wins a tie).
+/// The key is the value's sort order bits (sort_bits.hpp: -0 and +0 one code,
+/// as they compare equal), widened, inverted for argmin, NaN set apart. For
+/// values of at most 32 bits and arrays of fewer than 2^32 elements (a zero
+/// word is below every packed partial).
 template <class T>
-inline constexpr bool arg_packs_type =
-    std::is_same_v<T, float> || is_half_v<T> || (std::is_integral_v<T> && sizeof(T) <= 4);
+inline constexpr bool arg_packs_type = sizeof(T) <= 4 && (element_traits<T>::is_floating || std::is_integral_v<T>);
 template <class T>
 UFUNC_HD constexpr bool arg_packs(index_t R) {
   return arg_packs_type<T> && R <= index_t(0xFFFFFFFF);
 }
 
 template <bool Max, class T>
-__device__ __forceinline__ unsigned arg_key(T v) {
-  unsigned k;
-  if constexpr (std::is_integral_v<T>) {
-    if constexpr (std::is_signed_v<T>)
-      k = static_cast<unsigned>(static_cast<int>(v)) ^ 0x80000000u;
-    else
-      k = static_cast<unsigned>(v);
-  } else {
-    const float f = static_cast<float>(v);
-    if (f != f) return 0xFFFFFFFFu;  // non-NaN keys stay within [0x007FFFFF, 0xFF800000]
-    const unsigned u = __float_as_uint(f == 0.0f ? 0.0f : f);
-    k = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-  }
-  return Max ? k : ~k;
+UFUNC_HD inline unsigned arg_key(T v) {
+  if (is_nan(v)) return 0xFFFFFFFFu;  // either way; a float's other keys stay below it
+  const auto u = static_cast<unsigned>(sort_order_bits(v));
+  return Max ? u : ~u;
 }
 
 /// arg_key's inverse (a NaN comes back as the quiet NaN; a zero as +0).
 template <bool Max, class T>
-__device__ __forceinline__ T arg_key_value(unsigned k) {
-  if constexpr (std::is_integral_v<T>) {
-    const unsigned u = Max ? k : ~k;
-    if constexpr (std::is_signed_v<T>)
-      return static_cast<T>(static_cast<int>(u ^ 0x80000000u));
-    else
-      return static_cast<T>(u);
-  } else {
-    if (k == 0xFFFFFFFFu) return static_cast<T>(__uint_as_float(0x7FC00000u));
-    const unsigned u = Max ? k : ~k;
-    return static_cast<T>(__uint_as_float((u & 0x80000000u) ? (u & 0x7FFFFFFFu) : ~u));
-  }
+UFUNC_HD inline T arg_key_value(unsigned k) {
+  if constexpr (element_traits<T>::is_floating)
+    if (k == 0xFFFFFFFFu) return cuda::std::numeric_limits<T>::quiet_NaN();
+  return sort_from_order_bits<T>(static_cast<sort_uint_t<T>>(Max ? k : ~k));
 }
 
 /// One chunk of a whole argmin/argmax a block, in three steps, so that the loop
