@@ -90,17 +90,24 @@ void check_arg_reductions(std::uint64_t seed) {
     }
   }
   // -0 and +0 compare equal: the first of them wins, across blocks too (the
-  // CUDA kernels give both one key). The first 2^17 elements one sign, the rest
-  // the other.
+  // CUDA kernels give both one key). Values that lose first (-1 for argmax, +1
+  // for argmin, so the answer is no index a stale result holds), then 2^17 zeros
+  // of one sign, then the other sign to the end.
   if constexpr (std::is_floating_point_v<T>) {
-    const std::size_t n = (std::size_t(1) << 20) + 3;
+    const std::size_t n = (std::size_t(1) << 20) + 3, zeros = std::size_t(1) << 17;
     for (bool neg_first : {false, true}) {
-      std::vector<T> h(n, neg_first ? T(0) : -T(0));
-      std::fill(h.begin(), h.begin() + (1 << 17), neg_first ? -T(0) : T(0));
-      const auto x = ufunc::to_device(h);
-      INFO("signed zeros, -0 first " << neg_first);
-      CHECK(ufunc::argmax(x) == 0);
-      CHECK(ufunc::argmin(x) == 0);
+      const T a = neg_first ? -T(0) : T(0), b = neg_first ? T(0) : -T(0);
+      for (bool max : {true, false}) {
+        const std::size_t p = max ? zeros : zeros + 5;  // the first zero
+        std::vector<T> h(n, b);
+        std::fill(h.begin(), h.begin() + p, max ? T(-1) : T(1));
+        std::fill(h.begin() + p, h.begin() + p + zeros, a);
+        const auto x = ufunc::to_device(h);
+        INFO("signed zeros, -0 first " << neg_first << ", argmax " << max);
+        const index_t got = max ? ufunc::argmax(x) : ufunc::argmin(x);
+        CHECK(got == static_cast<index_t>(p));
+        CHECK(got == (max ? serial_arg<true>(h.data(), index_t(n)) : serial_arg<false>(h.data(), index_t(n))));
+      }
     }
   }
 }
