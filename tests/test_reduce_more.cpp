@@ -282,6 +282,76 @@ TEST_CASE("reduce: whole reductions on many streams and threads at once, finishe
     CHECK(errors[t] == "");
   }
 }
+
+// A stream's reusable temporary (detail/cuda/scratch.hpp's stream_temp): many
+// reductions into `out` back to back on one stream, from two host threads at
+// once, with temporaries that grow (CUB's storage for larger inputs, the
+// partials of double argmax and of tall columns), every result checked: a
+// block reused before the stream's earlier work finished, or shared by two
+// calls at once, gives wrong sums.
+TEST_CASE("reduce: back-to-back reductions on one stream shared by two threads reuse its temporary safely") {
+  const auto seed = test::fresh_seed();
+  INFO("seed " << seed);
+  cudaStream_t st = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess);
+  constexpr int threads = 2, calls = 24;
+  std::vector<std::string> errors(threads);
+  {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        std::mt19937_64 rng(seed + 100 + static_cast<std::uint64_t>(t));
+        const ufunc::stream_ref s(st);
+        std::vector<std::vector<float>> hx;
+        std::vector<std::vector<double>> hd;
+        std::vector<ufunc::array<float>> x, x2, sums, cols;
+        std::vector<ufunc::array<double>> xd;
+        std::vector<ufunc::array<index_t>> arg;
+        for (int c = 0; c < calls; ++c) {
+          // From 2^10 to 2^22 elements and back: the temporary grows, then fits.
+          const int e = 10 + (c < calls / 2 ? c : calls - 1 - c);
+          const std::size_t n = (std::size_t(1) << e) + static_cast<std::size_t>(rng() % 7);
+          hx.push_back(test::random_vector<float>(n, rng()));
+          hd.push_back(tied_values<double>(n / 2 + 3, rng, false));
+          x.push_back(ufunc::to_device(hx.back(), s));
+          xd.push_back(ufunc::to_device(hd.back(), s));
+          sums.push_back(ufunc::full<float>(shape{}, std::nanf(""), s));
+          arg.push_back(ufunc::full<index_t>(shape{}, index_t(-1), s));
+          ufunc::sum(x.back(), ufunc::out(sums.back()), s);
+          ufunc::argmax(xd.back(), ufunc::out(arg.back()), s);
+          // Columns of a tall matrix (rows split over the GPU: partials).
+          const index_t w = 4, rows = static_cast<index_t>(n) / w;
+          x2.push_back(ufunc::to_device(hx.back().data(), shape{rows, w}, s));
+          cols.push_back(ufunc::sum(x2.back(), ufunc::axis(0), s));
+        }
+        s.synchronize();
+        for (int c = 0; c < calls && errors[t].empty(); ++c) {
+          const auto& h = hx[static_cast<std::size_t>(c)];
+          const float got = sums[static_cast<std::size_t>(c)].to_host()[0];
+          if (!(std::fabs(got - dsum(h)) <= tree_bound(h.size(), dabs_sum(h))))
+            errors[t] = "call " + std::to_string(c) + ": sum " + std::to_string(got) + ", want " + std::to_string(dsum(h));
+          const auto& d = hd[static_cast<std::size_t>(c)];
+          const index_t a = arg[static_cast<std::size_t>(c)].to_host()[0];
+          if (a != serial_arg<true>(d.data(), static_cast<index_t>(d.size())))
+            errors[t] = "call " + std::to_string(c) + ": argmax " + std::to_string(a);
+          const auto cs = cols[static_cast<std::size_t>(c)].to_host();
+          const index_t w = 4, rows = static_cast<index_t>(h.size()) / w;
+          for (index_t j = 0; j < w && errors[t].empty(); ++j) {
+            std::vector<float> col(static_cast<std::size_t>(rows));
+            for (index_t r = 0; r < rows; ++r) col[static_cast<std::size_t>(r)] = h[static_cast<std::size_t>(r * w + j)];
+            if (!(std::fabs(cs[static_cast<std::size_t>(j)] - dsum(col)) <= tree_bound(col.size(), dabs_sum(col))))
+              errors[t] = "call " + std::to_string(c) + ": column " + std::to_string(j);
+          }
+        }
+      });
+    for (auto& th : pool) th.join();
+  }
+  cudaStreamDestroy(st);
+  for (int t = 0; t < threads; ++t) {
+    INFO("thread " << t);
+    CHECK(errors[t] == "");
+  }
+}
 #endif
 
 TEST_CASE("reduce: a stream argument orders the work on that stream") {

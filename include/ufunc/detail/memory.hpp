@@ -152,6 +152,8 @@ class resource_registry {
     active_.fetch_add((h ? 1 : 0) - (slot ? 1 : 0), std::memory_order_release);
     slot = h;
   }
+  /// Whether any device has a resource set.
+  bool any() const noexcept { return active_.load(std::memory_order_acquire) != 0; }
   /// Allocates `bytes` through device `dev`'s resource: false when it has none.
   bool allocate(int dev, std::size_t bytes, cudaStream_t s, void*& p) {
     if (active_.load(std::memory_order_acquire) == 0 || dev < 0 || dev >= max_devices) return false;

@@ -302,13 +302,15 @@ struct reduce_backend<target::cuda> {
       const std::size_t total = cub_bytes + (nchunks > 1 ? 256 : 0);
       char* temp = nullptr;
       Res* final_out = out;
-      std::optional<device_temp> owned;
+      // The stream's slot: its counter (below) and its reusable temporary.
+      finish_counters::slot* slot = finish_counters::slot_of(s);
+      std::optional<stream_temp> owned;
       if (scratch) {
         char* base = static_cast<char*>(scratch->device(result_slot + total, s));
         final_out = reinterpret_cast<Res*>(base);
         temp = base + result_slot;
       } else {
-        owned.emplace(total, s);
+        owned.emplace(total, s, slot);
         temp = static_cast<char*>(owned->get());
       }
       // A whole reduction is one chunk: it neither folds nor keeps (carry and
@@ -323,7 +325,7 @@ struct reduce_backend<target::cuda> {
       // the stream's counter (none on a stream being captured: finish_counters;
       // none either where CUB's public call runs, which cannot use one).
 #if defined(UFUNC_LEAN_CUB_REDUCE)
-      unsigned* done = finish_counters::for_stream(s);
+      unsigned* done = slot ? slot->counter : nullptr;
 #else
       unsigned* done = nullptr;
 #endif
@@ -387,12 +389,13 @@ struct reduce_backend<target::cuda> {
     // The last block combines the partials where the stream has a counter
     // (through the counter's word where they pack: no partials in memory);
     // else (a stream being captured) a second pass does.
-    unsigned* done = finish_counters::for_stream(s);
+    finish_counters::slot* slot = finish_counters::slot_of(s);
+    unsigned* done = slot ? slot->counter : nullptr;
     if (done && arg_packs<typename arg_fold<Op>::value_type>(R)) {
       launch(store_t{tail, out, nullptr}, done);
       return true;
     }
-    device_temp partials(sizeof(Acc) * static_cast<std::size_t>(nchunks), s);
+    stream_temp partials(sizeof(Acc) * static_cast<std::size_t>(nchunks), s, slot);
     Acc* p = static_cast<Acc*>(partials.get());
     launch(store_t{tail, out, p}, done);
     if (!done) finish_partials(p, 1, nchunks, j.op, tail, out, s);
@@ -441,7 +444,7 @@ struct reduce_backend<target::cuda> {
       launch(store_t{tail, out, nullptr});
       return true;
     }
-    device_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
+    stream_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
     Acc* p = static_cast<Acc*>(partials.get());
     launch(store_t{tail, out, p});
     finish_partials(p, K, nchunks, j.op, tail, out, s);
@@ -543,7 +546,7 @@ struct reduce_backend<target::cuda> {
         UFUNC_CHECK_LAUNCH("reduce_made_kernel", s.get());
         return;
       }
-      device_temp partials(sizeof(Acc) * static_cast<std::size_t>(grid), s);
+      stream_temp partials(sizeof(Acc) * static_cast<std::size_t>(grid), s);
       Acc* p = static_cast<Acc*>(partials.get());
       kernel<<<static_cast<unsigned>(grid), tu::block, 0, s.get()>>>(src, op, store_t{tail, out, p}, R);
       UFUNC_CHECK_LAUNCH("reduce_made_kernel", s.get());
@@ -701,7 +704,7 @@ struct reduce_backend<target::cuda> {
       return;
     }
     if constexpr (!Src::is_partial) {
-      device_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
+      stream_temp partials(sizeof(Acc) * static_cast<std::size_t>(K * nchunks), s);
       Acc* p = static_cast<Acc*>(partials.get());
       launch(store_t{tail, out, p});
       if constexpr (Whole)

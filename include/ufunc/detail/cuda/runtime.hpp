@@ -115,12 +115,22 @@ struct runtime<target::cuda> {
     std::mutex m;  ///< guards the two lists below
     std::vector<occupancy_fact> occupancy;
     std::vector<smem_fact> smem_allowed;
-    /// The counters of whole reductions that their last block finishes
-    /// (scratch.hpp's finish_counters): a device block made on first use, and
-    /// each stream's slot in it by cudaStreamGetId; under counters_m.
+    /// What the reductions keep per stream (scratch.hpp): the counter their
+    /// last block finishes on (finish_counters; in a device block made on first
+    /// use) and a reusable temporary (stream_temp: its block, bytes, whether a
+    /// call holds it).
+    struct stream_slot {
+      unsigned* counter = nullptr;
+      void* block = nullptr;
+      std::size_t bytes = 0;
+      bool held = false;
+    };
+    /// Each stream's slot by cudaStreamGetId, the counters' block, how many
+    /// streams have a temporary block; under counters_m.
     std::mutex counters_m;
     unsigned* counters = nullptr;
-    std::unordered_map<unsigned long long, unsigned> counter_of;
+    std::unordered_map<unsigned long long, stream_slot> counter_of;
+    unsigned stream_blocks = 0;
   };
 
   static constexpr int max_devices = 64;
