@@ -3,7 +3,9 @@
 // checked against index math written here.
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -63,6 +65,36 @@ TEST_CASE("array: host vector round trip through to_device / to_host") {
     check_round_trip<std::int8_t>(n, test::fresh_seed());
     check_round_trip<std::uint64_t>(n, test::fresh_seed());
   }
+}
+
+// Results returned as new std::vectors (to_host, a streamed call's vectors) are
+// made by detail::new_host_vector, which advises large storage to huge pages
+// before making the elements: the values and sizes must be those of
+// std::vector<T>(n) at every size, below and above the advice's threshold.
+TEST_CASE("array: new result vectors hold n value-initialised elements at every size; to_host of a large array") {
+  const std::size_t big = ufunc::detail::huge_advice_min_bytes / sizeof(float) + 3;
+  for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), big}) {
+    INFO("n = " << n);
+    const auto v = ufunc::detail::new_host_vector<float>(n);
+    CHECK(v.size() == n);
+    CHECK(std::all_of(v.begin(), v.end(), [](float x) { return x == 0.0f; }));
+    const auto d = ufunc::detail::new_host_vector<double>(n / 2);
+    CHECK(d.size() == n / 2);
+    CHECK(std::all_of(d.begin(), d.end(), [](double x) { return x == 0.0; }));
+    const auto b = ufunc::detail::new_host_vector<bool>(n);
+    CHECK(b.size() == n);
+    CHECK(std::none_of(b.begin(), b.end(), [](bool x) { return x; }));
+  }
+  // An array past the threshold, filled with its own index pattern, back to the host.
+  const auto seed = test::fresh_seed();
+  CAPTURE(seed);
+  std::vector<float> h(big);
+  std::mt19937_64 rng(seed);
+  for (auto& x : h) x = static_cast<float>(rng() % 1000003);
+  const auto a = ufunc::to_device(h);
+  const auto back = a.to_host();
+  REQUIRE(back.size() == big);
+  CHECK(back == h);
 }
 
 TEST_CASE("array: to_device with a shape keeps the row-major element order") {

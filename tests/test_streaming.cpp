@@ -92,6 +92,21 @@ TEST_CASE("streaming: elementwise over host data equals the in-memory call, bit 
   CHECK(same_bits(hy, dy.to_host()));
 }
 
+// A result vector past 32 MiB is made with its storage advised to huge pages
+// (detail::new_host_vector, on the helper thread while the pipeline runs): the
+// same values as the in-memory call, every element written.
+TEST_CASE("streaming: a std::vector call past 32 MiB returns a new vector equal to the in-memory call") {
+  const std::uint64_t seed = test::fresh_seed();
+  INFO("seed " << seed);
+  const auto n = static_cast<std::size_t>(ufunc::detail::huge_advice_min_bytes / sizeof(float) + 7);
+  const auto h = test::random_vector<float>(n, seed);
+  const auto f = ufunc::vectorize([] UFUNC_HD(float x) { return 2.0f * x + 1.0f; });
+  const auto want = f(ufunc::to_device(h)).to_host();
+  const std::vector<float> got = f(h);
+  REQUIRE(got.size() == n);
+  CHECK(same_bits(got, want));
+}
+
 TEST_CASE("streaming: rank 0, rank 3 with broadcast in the middle, and empty inputs") {
   const std::uint64_t seed = test::fresh_seed();
   INFO("seed " << seed);

@@ -99,7 +99,7 @@ class array {
       mem::copy_to_host(tmp.get(), data_, n, st);
       return std::vector<bool>(tmp.get(), tmp.get() + n);
     } else {
-      std::vector<T> h(n);
+      std::vector<T> h = detail::new_host_vector<T>(n);
       mem::copy_to_host(h.data(), data_, n * sizeof(T), st);
       return h;
     }

@@ -516,7 +516,7 @@ class vectorized {
     late.reserve = [&] {  // in_team: storage now, elements constructed in steps
       fault();
       results.emplace();
-      std::apply([n](auto&... v) { (v.reserve(n), ...); }, *results);
+      std::apply([n](auto&... v) { ((v.reserve(n), detail::advise_reserved(v)), ...); }, *results);
     };
     late.construct_to = [&](std::size_t m) {  // within the capacity reserved: no reallocation
       std::apply([m](auto&... v) { (v.resize(m), ...); }, *results);

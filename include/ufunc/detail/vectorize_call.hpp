@@ -43,7 +43,7 @@ constexpr bool has_bool_output(std::index_sequence<J...>) {
 }
 template <class R, std::size_t... J>
 auto allocate_host_vectors(std::size_t n, std::index_sequence<J...>) {
-  return std::make_tuple(std::vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
+  return std::make_tuple(new_host_vector<typename result_traits<R>::template type<static_cast<int>(J)>>(n)...);
 }
 /// A streamed call's result std::vectors of at least this many bytes (all
 /// outputs together) are constructed while its first chunks run: below it,
