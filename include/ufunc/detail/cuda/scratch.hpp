@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <mutex>
+#include <optional>
 
 #include "../../error.hpp"
 #include "../../stream.hpp"
@@ -96,11 +97,6 @@ struct finish_counters {
   static constexpr std::size_t slot_counters = 4;  ///< unsigned per slot (16 bytes)
   static_assert(slot_counters * sizeof(unsigned) == 2 * sizeof(unsigned long long),
                 "a slot: the counter, 4 spare bytes, finish_word's 8 (kernels/grid_dependency.cuh)");
-  /// A counter at zero owned by stream `s` of the current device, or nullptr.
-  static unsigned* for_stream(stream_ref s) {
-    const slot* e = slot_of(s);
-    return e ? e->counter : nullptr;
-  }
   /// Stream `s`'s slot on the current device (its counter, its stream_temp
   /// block), or nullptr: a stream being captured, or `slots` streams already
   /// have one. The slot lives as long as the process.
@@ -159,17 +155,18 @@ class stream_temp {
   /// With the stream's slot when the caller has it (or nullptr: allocated).
   stream_temp(std::size_t bytes, stream_ref s, finish_counters::slot* e) : s_(s) {
     if (e && fits(bytes)) p_ = take(e, bytes);
-    if (!p_) p_ = owned_ = memory<target::cuda>::allocate(bytes, s);
+    if (!p_) p_ = owned_.emplace(bytes, s).get();
   }
-  stream_temp(std::size_t bytes, stream_ref s)
-      : stream_temp(bytes, s, fits(bytes) ? finish_counters::slot_of(s) : nullptr) {}
+  /// Finds the stream's slot itself, only when the block could serve.
+  stream_temp(std::size_t bytes, stream_ref s) : s_(s) {
+    if (fits(bytes))
+      if (finish_counters::slot* e = finish_counters::slot_of(s)) p_ = take(e, bytes);
+    if (!p_) p_ = owned_.emplace(bytes, s).get();
+  }
   ~stream_temp() {
-    if (held_) {
-      std::lock_guard<std::mutex> lock(ctx_->counters_m);
-      held_->held = false;
-    } else {
-      memory<target::cuda>::deallocate(owned_, s_);
-    }
+    if (!held_) return;  // (an allocated one is freed by owned_)
+    std::lock_guard<std::mutex> lock(ctx_->counters_m);
+    held_->held = false;
   }
   stream_temp(const stream_temp&) = delete;
   stream_temp& operator=(const stream_temp&) = delete;
@@ -215,7 +212,7 @@ class stream_temp {
   }
   stream_ref s_;
   void* p_ = nullptr;
-  void* owned_ = nullptr;
+  std::optional<device_temp> owned_;
   finish_counters::slot* held_ = nullptr;
   runtime<target::cuda>::device_context* ctx_ = nullptr;
 };
