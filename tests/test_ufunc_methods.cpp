@@ -213,7 +213,29 @@ TEST_CASE("f.at: unbuffered in-place updates with repeated and negative indices,
   const auto zneg = ufunc::asarray<host>(std::vector<int>{-11}, shape(1));
   CHECK_THROWS_AS(ufunc::vectorize<host>(ufunc::plus{}).at(z, zneg, 1.f), ufunc::shape_error);
   CHECK_THROWS_AS(ufunc::vectorize<host>(ufunc::plus{}).at(z, zi, ufunc::zeros<float, host>({2})), ufunc::shape_error);
+  // Indices in a's own memory (np.add.at(a, a, 1)): read as a held them before the
+  // call. `buf` of 2100 values in [0, 100); a its first 100, the indices all of it.
+  std::vector<std::int64_t> bufh(2100);
+  for (auto& v : bufh) v = static_cast<std::int64_t>(g() % 100);
+  const auto aliased_want = [&] {
+    std::vector<std::int64_t> w(bufh);
+    for (const auto v : bufh) w[static_cast<std::size_t>(v)] += 3;
+    return w;
+  }();
+  {
+    auto buf = ufunc::asarray<host>(bufh, shape(2100));
+    ufunc::vectorize<host>(ufunc::plus{}).at(buf.view().sliced(0, 0, 100), buf.view(), std::int64_t(3));
+    CHECK(buf.to_host() == aliased_want);
+  }
 #if defined(UFUNC_BACKEND_CUDA)
+  {
+    // The same on the GPU: 2100 indices into 100 elements takes the route that
+    // updates a in place (at_staging_pays), where the copy of the indices matters.
+    REQUIRE(ufunc::detail::at_staging_pays(100, 8, 2100, 8));
+    auto buf = ufunc::asarray(bufh, shape(2100));
+    ufunc::vectorize(ufunc::plus{}).at(buf.view().sliced(0, 0, 100), buf.view(), std::int64_t(3));
+    CHECK(buf.to_host() == aliased_want);
+  }
   // On the GPU: compare-and-swap updates; integers exactly, floats within rounding.
   auto dc = ufunc::zeros<std::int64_t>({100});
   const auto dI = ufunc::asarray(idx, shape(2000));

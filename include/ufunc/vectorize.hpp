@@ -215,11 +215,9 @@ class vectorized {
       if (bv.ndim() != 1 || bv.shape()[0] != m)
         throw shape_error(std::string(name_) + ".at: b of shape " + bv.shape().str() + " for " + std::to_string(m) +
                           " indices (give a scalar or one value per index)");
-      // b read from a's memory must see a as the updates change it: no staging copy.
-      const bool b_in_a = detail::may_overlap(detail::layout_of(bv), detail::layout_of(av));
-      at_run(av, iv, detail::at_operand<const typename BB::value_type, Target, true>{bv, {}}, n, m, b_in_a, s);
+      at_run(av, iv, detail::at_operand<const typename BB::value_type, Target, true>{bv, {}}, n, m, s);
     } else {
-      at_run(av, iv, detail::at_operand<B, Target, false>{{}, b}, n, m, false, s);
+      at_run(av, iv, detail::at_operand<B, Target, false>{{}, b}, n, m, s);
     }
   }
 
@@ -240,54 +238,62 @@ class vectorized {
 
   template <class T, class Ix, class Bop>
   void at_run(const array_view<T, Target>& a, const array_view<const Ix, Target>& idx, const Bop& b, index_t n,
-              index_t m, bool b_in_a, stream_ref s) const {
+              index_t m, stream_ref s) const {
     if (m == 0) return;
+    // Indices in a's memory would change under the updates: they are read from a
+    // copy (the values a held before the call), on both targets.
+    std::optional<array<Ix, Target>> idx_copy;
+    if (detail::may_overlap(detail::layout_of(idx), detail::layout_of(a))) {
+      idx_copy.emplace(shape(m), s);
+      detail::cast_layout<Target, Ix, Ix>(idx_copy->data(), detail::layout_of(idx_copy->view()), idx.data(),
+                                          detail::layout_of(idx), s);
+    }
+    const array_view<const Ix, Target> ix = idx_copy ? array_view<const Ix, Target>(idx_copy->view()) : idx;
     if constexpr (!detail::target_traits<Target>::is_device) {
       for (index_t k = 0; k < m; ++k) {  // every index checked before the first write
-        const auto i = static_cast<index_t>(idx(k));
+        const auto i = static_cast<index_t>(ix(k));
         if (i < -n || i >= n)
           throw shape_error(std::string(name_) + ".at: index " + std::to_string(i) + " is out of bounds for size " +
                             std::to_string(n) + " (position " + std::to_string(k) + ")");
       }
       for (index_t k = 0; k < m; ++k) {  // in index order, as NumPy
-        auto i = static_cast<index_t>(idx(k));
+        auto i = static_cast<index_t>(ix(k));
         if (i < 0) i += n;
         a(i) = static_cast<T>(f_(a(i), b(k)));
       }
     } else {
       static_assert(sizeof(T) == 4 || sizeof(T) == 8, "f.at on the GPU: elements of 4 or 8 bytes (compare-and-swap)");
-      array<unsigned, Target> bad(shape(1), s);
-      detail::memory<Target>::fill_bytes(bad.data(), 0, sizeof(unsigned), s);
-      const auto throw_if_bad = [&] {
-        unsigned any = 0;
-        detail::memory<Target>::copy_to_host(&any, bad.data(), sizeof any, s);
-        if (any)
-          throw shape_error(std::string(name_) + ".at: an index is out of bounds for size " + std::to_string(n) +
-                            " (of " + std::to_string(m) + " indices)");
+      const auto out_of_range = [&] {
+        return shape_error(std::string(name_) + ".at: an index is out of bounds for size " + std::to_string(n) +
+                           " (of " + std::to_string(m) + " indices)");
       };
-      // Many indices into a small a (np.add.at's histograms): the updates go to a
-      // staging copy of a and check their own indices, and the copy replaces a
-      // (on the device, without the host between) only when every index was in
-      // range. Four passes over a instead of a separate pass over the indices
-      // (bench/NOTES.md, sessions 16 and 17).
-      if (detail::at_staging_pays(n, sizeof(T), m, sizeof(Ix)) && !b_in_a) {
-        array<T, Target> copy(shape(n), s);
-        const auto cv = copy.view();
-        detail::cast_layout<Target, T, T>(cv.data(), detail::layout_of(cv), a.data(), detail::layout_of(a), s);
+      if (n == 0) throw out_of_range();  // (m > 0 indices, none in range)
+      detail::host_flag<Target> bad(s);  // a host word the kernels set: no fill, no copy enqueued for it
+      // Many indices into a small a (np.add.at's histograms): the updates check
+      // their own indices (a bad one is skipped and sets the flag) and a keeps a
+      // copy, put back if the flag is set: a is then as before the call. Two
+      // passes over a instead of one over the indices (bench/NOTES.md, sessions
+      // 16, 17 and 31).
+      if (detail::at_staging_pays(n, sizeof(T), m, sizeof(Ix))) {
+        array<T, Target> keep(shape(n), s);
+        const auto kv = keep.view();
+        detail::cast_layout<Target, T, T>(kv.data(), detail::layout_of(kv), a.data(), detail::layout_of(a), s);
         constexpr int U = 4;
         const index_t step = (m + U - 1) / U;
         ufunc::parallel_for<Target>(
             static_cast<std::size_t>(step),
-            detail::at_update_rounds<U, detail::at_update<F, T, Ix, Bop, Target>>{{f_, cv, idx, b, bad.data()}, m, step},
+            detail::at_update_rounds<U, detail::at_update<F, T, Ix, Bop, Target>>{{f_, a, ix, b, bad.word()}, m, step},
             s);
-        ufunc::parallel_for<Target>(static_cast<std::size_t>(n), detail::at_commit<T, Target>{a, cv.data(), bad.data()},
-                                    s);
-        throw_if_bad();
+        if (bad.read()) {
+          detail::cast_layout<Target, T, T>(a.data(), detail::layout_of(a), kv.data(), detail::layout_of(kv), s);
+          s.synchronize();  // a is as before when the error reaches the caller
+          throw out_of_range();
+        }
         return;
       }
-      ufunc::parallel_for<Target>(static_cast<std::size_t>(m), detail::at_check<Ix, Target>{idx, n, bad.data()}, s);
-      throw_if_bad();
-      ufunc::parallel_for<Target>(static_cast<std::size_t>(m), detail::at_update<F, T, Ix, Bop, Target>{f_, a, idx, b},
+      ufunc::parallel_for<Target>(static_cast<std::size_t>(m), detail::at_check<Ix, Target>{ix, n, bad.word()}, s);
+      if (bad.read()) throw out_of_range();
+      ufunc::parallel_for<Target>(static_cast<std::size_t>(m), detail::at_update<F, T, Ix, Bop, Target>{f_, a, ix, b},
                                   s);
     }
   }

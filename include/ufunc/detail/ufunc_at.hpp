@@ -22,27 +22,15 @@ struct at_operand {
   UFUNC_HD auto operator()(index_t k) const { return Array ? arr(k) : value; }
 };
 
-/// f.at on a device: whether the updates should go to a staging copy of a
-/// (n elements of `elem` bytes) that checks each of the m indices (of `ix`
-/// bytes) itself, rather than a separate pass reading every index first. The
-/// copy moves a's bytes four times; it pays when that is at most half of the
-/// indices' bytes (the check pass it replaces).
+/// f.at on a device: whether the updates should check each of the m indices
+/// (of `ix` bytes) themselves, with a copy of a (n elements of `elem` bytes)
+/// kept to put back if one was out of range, rather than a separate pass
+/// reading every index first: when a's bytes are at most an eighth of the
+/// indices' (the copy, two moves of a's bytes, then costs at most a quarter of
+/// the pass it replaces).
 inline bool at_staging_pays(index_t n, std::size_t elem, index_t m, std::size_t ix) {
   return 8 * static_cast<double>(n) * double(elem) <= static_cast<double>(m) * double(ix);
 }
-
-/// f.at's staging route, last step: the staging copy c replaces a unless an
-/// index was out of range (*bad, read on the device: the host reads the flag
-/// only after this, so the GPU runs the whole call without waiting for it).
-template <class T, class Target>
-struct at_commit {
-  array_view<T, Target> a;
-  const T* c;
-  const unsigned* bad;
-  UFUNC_HD void operator()(std::size_t i) const {
-    if (*bad == 0u) a(static_cast<index_t>(i)) = c[i];
-  }
-};
 
 /// Sets *bad when an index lies outside [-n, n) (every writer writes 1).
 template <class Ix, class Target>
@@ -67,9 +55,9 @@ struct at_update {
   array_view<T, Target> a;
   array_view<const Ix, Target> idx;
   Bop b;
-  /// Non-null: the index is checked here (a is then a staging copy, so a bad
-  /// index anywhere leaves the caller's array untouched): out of [-n, n), *bad
-  /// = 1 and no update.
+  /// Non-null: the index is checked here (the caller keeps a copy of a to put
+  /// back, so a bad index anywhere leaves the caller's array as it was): out of
+  /// [-n, n), *bad = 1 and no update.
   unsigned* bad = nullptr;
   static constexpr bool native_add =
       std::is_same_v<F, plus> && std::is_same_v<std::remove_cv_t<decltype(std::declval<const Bop&>()(index_t(0)))>, T> &&

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 
 #include "../../config.hpp"
@@ -116,6 +117,72 @@ struct page_locked<target::cuda> {
     allocation_hook_freed();
     if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
   }
+};
+
+/// The CUDA backend's host_flag (detail/memory.hpp): a word of page-locked,
+/// mapped host memory that kernels write through its device address; zeroed by
+/// the host when made, read by the host after cudaStreamSynchronize. Words come
+/// from a block of 64 per thread (cudaHostAlloc once, kept for the thread), in
+/// stack order: at most 64 live at once on a thread.
+template <>
+class host_flag<target::cuda> {
+ public:
+  explicit host_flag(stream_ref s) : s_(s) {
+    auto& b = block_of_thread();
+    if (b.depth >= block::words) throw std::logic_error("ufunc: more than 64 host flags live on one thread");
+    if (!b.host) b.make();
+    host_ = b.host + b.depth;
+    dev_ = b.dev + b.depth;
+    ++b.depth;
+    *static_cast<volatile unsigned*>(host_) = 0u;
+  }
+  ~host_flag() { --block_of_thread().depth; }
+  host_flag(const host_flag&) = delete;
+  host_flag& operator=(const host_flag&) = delete;
+  /// The device address of the word (kernels write it; it reads back on the host).
+  unsigned* word() const { return dev_; }
+  /// Waits for the work enqueued on the stream so far; then the word.
+  unsigned read() const {
+    UFUNC_CUDA_CHECK(cudaStreamSynchronize(s_.get()));
+    return *static_cast<volatile unsigned*>(host_);
+  }
+
+ private:
+  struct block {
+    static constexpr int words = 64;
+    unsigned* host = nullptr;
+    unsigned* dev = nullptr;
+    int depth = 0;
+    void make() {
+      allocation_hook_before("pinned host memory", words * sizeof(unsigned));
+      void* p = nullptr;
+      UFUNC_CUDA_CHECK(cudaHostAlloc(&p, words * sizeof(unsigned), cudaHostAllocMapped | cudaHostAllocPortable));
+      void* d = nullptr;
+      const cudaError_t e = cudaHostGetDevicePointer(&d, p, 0);
+      if (e != cudaSuccess) {
+        (void)cudaFreeHost(p);
+        UFUNC_CUDA_CHECK(e);
+      }
+      allocation_hook_made();
+      host = static_cast<unsigned*>(p);
+      dev = static_cast<unsigned*>(d);
+    }
+    block() = default;
+    block(const block&) = delete;
+    block& operator=(const block&) = delete;
+    ~block() {
+      if (!host) return;
+      allocation_hook_freed();
+      if (cudaFreeHost(host) != cudaSuccess) (void)cudaGetLastError();  // at teardown
+    }
+  };
+  static block& block_of_thread() {
+    thread_local block b;
+    return b;
+  }
+  stream_ref s_;
+  unsigned* host_ = nullptr;
+  unsigned* dev_ = nullptr;
 };
 
 }  // namespace ufunc::detail
