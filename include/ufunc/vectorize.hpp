@@ -275,6 +275,8 @@ class vectorized {
       // passes over a instead of one over the indices (bench/NOTES.md, sessions
       // 16, 17 and 31).
       if (detail::at_staging_pays(n, sizeof(T), m, sizeof(Ix))) {
+        // (the copies are kernels: a copy engine's copy, cudaMemcpyAsync, made the call
+        // 20 us slower on an H200: session 31, call 6)
         array<T, Target> keep(shape(n), s);
         const auto kv = keep.view();
         detail::cast_layout<Target, T, T>(kv.data(), detail::layout_of(kv), a.data(), detail::layout_of(a), s);
