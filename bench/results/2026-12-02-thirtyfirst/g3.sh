@@ -1,4 +1,5 @@
 #!/bin/bash
+# (scatter_peer.py: session 17's, the same file; a verbatim copy ran here, since removed)
 # Call 3 (one H200): f.at's new device route (a updated in place with its indices
 # checked, a copy kept to put back; the flag a mapped page-locked host word, no fill
 # and no copy enqueued for it). test_ufunc_methods (both routes, bad indices, indices
@@ -19,7 +20,7 @@ PY=/opt/torch/.venv/bin/python3; [ -x $PY ] || PY=python3
 for r in 1 2; do
   timeout 100 $B/probe_at3 > $OUT/probe-$r.txt 2>&1; echo "probe_at3 rc $? at $(el) s" | tee -a $L
   grep -E "add.at|largest" $OUT/probe-$r.txt | tee -a $L
-  timeout 90 $PY $R/bench/results/2026-12-02-thirtyfirst/scatter_peer.py 2>&1 | tee -a $L
+  timeout 90 $PY $R/bench/results/2026-11-29-seventeenth/scatter_peer.py 2>&1 | tee -a $L
 done
 timeout 120 $B/bench_primitives > $OUT/bench_primitives.txt 2>&1; echo "bench_primitives rc $? at $(el) s" | tee -a $L
 grep -iE "add.at|updates|FAIL|differs|ratio" $OUT/bench_primitives.txt | tee -a $L
