@@ -184,7 +184,8 @@ class vectorized {
   /// 1-D array or view (any strides), `indices` a 1-D integer array or view
   /// (negative counts from the end), `b` a scalar or a 1-D array or view of
   /// indices' length; all in the ufunc's target memory. An index out of range
-  /// throws shape_error before anything is written. Host target: in index order
+  /// throws shape_error and leaves a as it was. Indices that share memory with a
+  /// are read as a held them before the call (NumPy's). Host target: in index order
   /// (NumPy's results for any f). CUDA target: concurrently, each update an
   /// atomic compare-and-swap of f(old, b[k]) (f associative and commutative;
   /// elements of 4 or 8 bytes; a float result within rounding of the sequential
