@@ -230,8 +230,8 @@ TEST_CASE("f.at: unbuffered in-place updates with repeated and negative indices,
 #if defined(UFUNC_BACKEND_CUDA)
   {
     // The same on the GPU: 2100 indices into 100 elements takes the route that
-    // updates a in place (at_staging_pays), where the copy of the indices matters.
-    REQUIRE(ufunc::detail::at_staging_pays(100, 8, 2100, 8));
+    // updates a in place (at_checked_updates_pay), where the copy of the indices matters.
+    REQUIRE(ufunc::detail::at_checked_updates_pay(100, 8, 2100, 8));
     auto buf = ufunc::asarray(bufh, shape(2100));
     ufunc::vectorize(ufunc::plus{}).at(buf.view().sliced(0, 0, 100), buf.view(), std::int64_t(3));
     CHECK(buf.to_host() == aliased_want);
@@ -277,13 +277,13 @@ TEST_CASE("f.at: unbuffered in-place updates with repeated and negative indices,
   CHECK_THROWS_AS(ufunc::vectorize(ufunc::plus{}).at(dz, ufunc::asarray(std::vector<int>{1, 2, 10}, shape(3)), 1.f),
                   ufunc::shape_error);
   CHECK(dz.to_host() == std::vector<float>(10, 0.f));
-  // Both device routes: many indices into a small a (the updates go to a staging
-  // copy that checks each index itself) and few into a large one (a check pass,
-  // then the updates in place). A strided a, a bad index among thousands of good
+  // Both device routes: many indices into a small a (a updated in place, each
+  // update checking its own index, a copy of a put back on a bad one) and few
+  // into a large one (a check pass, then the updates in place). A strided a, a bad index among thousands of good
   // ones: shape_error and a unchanged, on each route.
   for (const index_t n : {index_t(100), index_t(8192)}) {
     CAPTURE(n);
-    REQUIRE(ufunc::detail::at_staging_pays(n, sizeof(float), 2000, sizeof(int)) == (n == 100));
+    REQUIRE(ufunc::detail::at_checked_updates_pay(n, sizeof(float), 2000, sizeof(int)) == (n == 100));
     std::vector<int> ix(2000);
     std::uniform_int_distribution<int> any(-static_cast<int>(n), static_cast<int>(n) - 1);
     for (auto& i : ix) i = any(g);

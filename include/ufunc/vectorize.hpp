@@ -275,7 +275,7 @@ class vectorized {
       // copy, put back if the flag is set: a is then as before the call. Two
       // passes over a instead of one over the indices (bench/NOTES.md, sessions
       // 16, 17 and 31).
-      if (detail::at_staging_pays(n, sizeof(T), m, sizeof(Ix))) {
+      if (detail::at_checked_updates_pay(n, sizeof(T), m, sizeof(Ix))) {
         // (the copies are kernels: a copy engine's copy, cudaMemcpyAsync, made the call
         // 20 us slower on an H200: session 31, call 6)
         array<T, Target> keep(shape(n), s);

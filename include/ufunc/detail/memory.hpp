@@ -337,28 +337,15 @@ struct page_locked<target::host> {
   static void deallocate(void* p) noexcept { memory<target::host>::deallocate(p); }
 };
 
-/// A word that work enqueued on a stream may set and the host then reads
-/// (f.at's "an index was out of range"): zero when made; `word()` is the
+/// A word that work enqueued on a device's stream may set and the host then
+/// reads (f.at's "an index was out of range"): zero when made; `word()` is the
 /// address device code writes; `read()` waits for the stream's work so far and
-/// returns the word. On the host backend a plain word (the host target's work
-/// is done when its call returns); on the CUDA backend a page-locked, mapped
-/// host word (detail/cuda/memory.hpp), so that neither a fill nor a copy is
-/// enqueued for it. One thread's flags live on that thread: made and read by it.
+/// returns the word. Each device backend specialises it (the CUDA one, a
+/// page-locked mapped host word, is in detail/cuda/memory.hpp: neither a fill
+/// nor a copy is enqueued for it); the host target needs none (its f.at checks
+/// every index before the first write). A flag is made and read by one thread.
 template <class Target>
 class host_flag;
-
-template <>
-class host_flag<target::host> {
- public:
-  explicit host_flag(stream_ref = {}) {}
-  host_flag(const host_flag&) = delete;
-  host_flag& operator=(const host_flag&) = delete;
-  unsigned* word() { return &w_; }
-  unsigned read() const { return w_; }
-
- private:
-  unsigned w_ = 0;
-};
 
 }  // namespace ufunc::detail
 

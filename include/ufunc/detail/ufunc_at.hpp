@@ -28,7 +28,7 @@ struct at_operand {
 /// reading every index first: when a's bytes are at most an eighth of the
 /// indices' (the copy, two moves of a's bytes, then costs at most a quarter of
 /// the pass it replaces).
-inline bool at_staging_pays(index_t n, std::size_t elem, index_t m, std::size_t ix) {
+inline bool at_checked_updates_pay(index_t n, std::size_t elem, index_t m, std::size_t ix) {
   return 8 * static_cast<double>(n) * double(elem) <= static_cast<double>(m) * double(ix);
 }
 
