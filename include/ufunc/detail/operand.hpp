@@ -255,8 +255,41 @@ struct nd_plan {
 
   /// Sets off[] to the offsets of linear element `idx` of the first `nd` dims
   /// (all of them by default) and returns the innermost of those coordinates.
+  /// 64-bit plans take a run-time loop over the dims: unrolled over max_rank,
+  /// each of the seven 64-bit divisions became LLVM's pair of a 32- and a
+  /// 64-bit division in every copy; in the reduction kernels, whose element
+  /// loops are unrolled too, that was most of their code (a float sum along an
+  /// axis: 112 64-bit divisions in one kernel; the GPU suite's ptxas time 39 %
+  /// lower without), compiled at every call site for the same run-time work.
+  /// The loop indexes the plan at run time: read in place from a kernel's
+  /// parameters that costs nothing, but a plan inside an iterator that CUB
+  /// copies into a thread's registers would go to local memory; those take
+  /// offsets_unrolled (scan.hpp, reduceat.hpp).
   UFUNC_HD Idx offsets(Idx idx, off_type* off) const { return offsets(idx, off, ndim); }
   UFUNC_HD Idx offsets(Idx idx, off_type* off, int nd) const {
+    if constexpr (sizeof(Idx) == 8) {
+      for (int k = 0; k < NOPS; ++k) off[k] = 0;
+      Idx inner = idx;
+      // (No loop inside this loop: with one, nvcc unrolled it despite `unroll 1`.)
+#if defined(__CUDACC__)
+#  pragma unroll 1
+#endif
+      for (int d = nd - 1; d >= 1; --d) {
+        const Idx q = div[d].div(idx);
+        const Idx r = idx - q * static_cast<Idx>(dims[d]);
+        if (d == nd - 1) inner = r;
+        add_offsets(off, r, d, std::make_index_sequence<static_cast<std::size_t>(NOPS)>{});
+        idx = q;
+      }
+      add_offsets(off, idx, 0, std::make_index_sequence<static_cast<std::size_t>(NOPS)>{});
+      return inner;
+    } else {
+      return offsets_unrolled(idx, off, nd);
+    }
+  }
+  /// offsets(), unrolled over max_rank whatever the index width (see offsets()).
+  UFUNC_HD Idx offsets_unrolled(Idx idx, off_type* off) const { return offsets_unrolled(idx, off, ndim); }
+  UFUNC_HD Idx offsets_unrolled(Idx idx, off_type* off, int nd) const {
     for (int k = 0; k < NOPS; ++k) off[k] = 0;
     Idx inner = idx;
 #if defined(__CUDACC__)
@@ -279,6 +312,12 @@ struct nd_plan {
 #endif
     for (int k = 0; k < NOPS; ++k) off[k] += static_cast<off_type>(idx) * strides[k][0];
     return inner;
+  }
+
+ private:
+  template <std::size_t... K>
+  UFUNC_HD void add_offsets(off_type* off, Idx r, int d, std::index_sequence<K...>) const {
+    ((off[K] += static_cast<off_type>(r) * strides[K][d]), ...);
   }
 };
 

@@ -49,7 +49,7 @@ struct reduceat_geometry {
     return b < next ? next : b + 1;
   }
   /// Offsets of kept row k in x (off[0]) and in the result (off[1]).
-  UFUNC_HD void row(index_t k, index_t* off) const { kept.offsets(static_cast<std::uint64_t>(k), off); }
+  UFUNC_HD void row(index_t k, index_t* off) const { kept.offsets_unrolled(static_cast<std::uint64_t>(k), off); }  // (inside CUB's iterators)
 };
 
 /// f.reduceat(x, indices, axis(ax)) (vectorize.hpp): checks (shape_error for a
