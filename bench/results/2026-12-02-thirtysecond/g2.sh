@@ -1,0 +1,23 @@
+#!/bin/bash
+# The GPU suite built with the 64-bit offsets loop (per-file nvcc phases), run; then
+# the offsets probe built against the old and the new headers, alternately.
+start=$(date +%s)
+{ nvidia-smi -L; nproc; lscpu | grep -E "Model name" | head -1; } > $OUT/gpu.txt
+cmake -S . -B /tmp/b -G Ninja -DUFUNC_BACKEND=cuda -DCMAKE_CUDA_ARCHITECTURES=90a -DCMAKE_BUILD_TYPE=Release \
+  -DUFUNC_BUILD_TESTS=ON -DUFUNC_BUILD_BENCH=OFF -DUFUNC_BUILD_EXAMPLES=OFF \
+  -DCMAKE_CUDA_COMPILER_LAUNCHER=$PWD/.gpu/nvtime.sh \
+  -DUFUNC_DOCTEST_INCLUDE_DIR=$PWD/.gpu/doctest > $OUT/configure.txt 2>&1
+b0=$(date +%s)
+timeout 400 ninja -C /tmp/b -j16 ufunc_tests > $OUT/build.txt 2>&1
+echo "build rc=$? $(( $(date +%s) - b0 )) s (configure $(( b0 - start )) s)" >> $OUT/build.txt
+cp /tmp/b/.ninja_log $OUT/ninja_log.txt
+cd $OUT/tu && tar czf ../tu.tgz . && cd - > /dev/null && rm -rf $OUT/tu
+for i in 1 2; do for v in old new; do echo "== $v $i"; timeout 60 .gpu/probe_$v; done; done > $OUT/probe.txt 2>&1
+left=$(( 590 - ($(date +%s) - start) ))
+if [ -x /tmp/b/tests/ufunc_tests ] && [ $left -gt 20 ]; then
+  t0=$(date +%s)
+  OMP_NUM_THREADS=16 timeout $left /tmp/b/tests/ufunc_tests > /tmp/tests.txt 2>&1; echo "rc=$? $(( $(date +%s) - t0 )) s" >> /tmp/tests.txt
+  tail -c 20000 /tmp/tests.txt > $OUT/tests_tail.txt
+  grep -E "^\[doctest\]|ERROR|FAILED|failed|^rc=" /tmp/tests.txt | tail -40 > $OUT/tests_summary.txt
+fi
+tail -2 $OUT/build.txt; cat $OUT/probe.txt; cat $OUT/tests_summary.txt 2>/dev/null
