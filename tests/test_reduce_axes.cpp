@@ -6,18 +6,30 @@
 
 TEST_CASE("reduce: any set of axes of random N-d arrays, with keepdims, against index math") {
   std::mt19937_64 rng(test::fresh_seed());
-  for (int iter = 0; iter < 60; ++iter) {
+  for (int iter = 0; iter < 62; ++iter) {
     std::vector<index_t> dims;
     for (int d = 0, r = 1 + static_cast<int>(rng() % 4); d < r; ++d)
       dims.push_back(1 + static_cast<index_t>(rng() % (iter < 50 ? 6 : 40)));
     if (iter == 58) dims = {6, 5, 7, 8};  // reduced (0, 2) below: two reduced dims that do not merge
     if (iter == 59) dims = {3, 2049, 5};  // long reduced rows and columns
+    // Rank 8, every other dim reduced: four kept and four reduced dims, none
+    // merging, so every element's offsets walk four dims (a 64-bit plan's loop,
+    // nd_plan::offsets); the last dim kept (columns), then reduced (rows).
+    if (iter >= 60) dims = {3, 2, 3, 2, 3, 2, 3, 2};
     const int rank = static_cast<int>(dims.size());
     std::vector<bool> red(dims.size());
     std::vector<int> ax;
     for (int d = 0; d < rank; ++d)
       if (rng() % 2) red[static_cast<std::size_t>(d)] = true, ax.push_back(rng() % 2 ? d : d - rank);
     if (iter == 58) red = {true, false, true, false}, ax = {0, -2};
+    if (iter >= 60) {
+      const bool odd = iter == 61;
+      ax.clear();
+      for (int d = 0; d < rank; ++d) {
+        red[static_cast<std::size_t>(d)] = (d % 2 == 1) == odd;
+        if (red[static_cast<std::size_t>(d)]) ax.push_back(d);
+      }
+    }
     const bool keep = rng() % 2;
     const auto seed = test::fresh_seed();
     INFO("dims " << test::dims_str(dims) << " axes " << ufunc::detail::axes_str(&ax) << " keepdims " << keep

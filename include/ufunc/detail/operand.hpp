@@ -259,12 +259,13 @@ struct nd_plan {
   /// each of the seven 64-bit divisions became LLVM's pair of a 32- and a
   /// 64-bit division in every copy; in the reduction kernels, whose element
   /// loops are unrolled too, that was most of their code (a float sum along an
-  /// axis: 112 64-bit divisions in one kernel; the GPU suite's ptxas time 39 %
-  /// lower without), compiled at every call site for the same run-time work.
+  /// axis: 112 64-bit divisions in one kernel, its kernels a third of their
+  /// PTX without), compiled at every call site for the same run-time work.
   /// The loop indexes the plan at run time: read in place from a kernel's
-  /// parameters that costs nothing, but a plan inside an iterator that CUB
-  /// copies into a thread's registers would go to local memory; those take
-  /// offsets_unrolled (scan.hpp, reduceat.hpp).
+  /// parameters that measured no slower (bench/NOTES.md, session 32), but a
+  /// plan inside an iterator that CUB copies into each thread goes to local
+  /// memory (cumsum 6x slower); those take offsets_unrolled (scan.hpp,
+  /// reduceat.hpp).
   UFUNC_HD Idx offsets(Idx idx, off_type* off) const { return offsets(idx, off, ndim); }
   UFUNC_HD Idx offsets(Idx idx, off_type* off, int nd) const {
     if constexpr (sizeof(Idx) == 8) {

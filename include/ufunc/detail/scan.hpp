@@ -25,7 +25,7 @@ struct scan_geometry {
   UFUNC_HD void split(index_t i, index_t* off, index_t& r) const {
     const index_t o = i / L;
     r = i - o * L;
-    kept.offsets_unrolled(static_cast<std::uint64_t>(o), off);  // (inside CUB's iterators: nd_plan::offsets)
+    kept.offsets_unrolled(static_cast<std::uint64_t>(o), off);  // (inside CUB's iterators)
   }
   UFUNC_HD Acc value(index_t i) const {
     index_t off[2], r;
