@@ -1,3 +1,5 @@
+#!/bin/bash
+# Built on the 2-core VM, in a scratch folder; see g*.sh of the call for what ran.
 export PATH=/usr/local/cuda/bin:$PATH
 N="nvcc -forward-unknown-to-host-compiler -DUFUNC_BACKEND_CUDA -DUFUNC_HAVE_NCCL -DUFUNC_POISON_ALLOCATIONS -DUFUNC_TESTING -I/work/main/include -isystem=/usr/local/cuda/include -DNDEBUG --generate-code=arch=compute_90a,code=[compute_90a,sm_90a] --extended-lambda -Xcompiler=-fopenmp -x cu -c"
 c++ -O1 -DNDEBUG -DUFUNC_BACKEND_CUDA -I/work/main/include -isystem /usr/local/cuda/include/cccl -isystem /usr/local/cuda/include -fopenmp -c /work/main/tests/main.cpp -o main.o
