@@ -7,17 +7,12 @@
 #   2. every other CUDA translation unit (unit tests, NumPy oracle, examples, the
 #      docs pages' programs (docs_*, generated from docs/*.md): about a hundred
 #      files of template-heavy code): nvcc's device front end only
-#      (`-ptx -fdevice-syntax-only`: cicc's EDG front end, whose errors are the
-#      device code's semantic errors and every template instantiation's, then no
-#      NVVM optimisation or code generation). cicc's front end instantiates the
-#      host templates a translation unit uses as well as the device ones (a
-#      host-only error in reduce.hpp's streamed sums, 2026-11-26, was reported this
-#      way), so what is skipped is NVVM, GCC's second compile of the host side and
-#      the link. Front end only against `-Xcicc -O0` (its NVVM at -O0), this VM,
-#      2026-12-02, user seconds: test_reduce_axes.cpp 6.0 / 13.6, test_sort_ints.cpp
-#      7.3 / 19.7, test_select_k.cpp 12.2 / 13.4. What only NVVM or ptxas would
-#      report (resource limits, inline PTX) is the step 1 programs' and the GPU
-#      machine's full build's to find.
+#      (`-ptx -fdevice-syntax-only`): cicc's EDG front end, which instantiates every
+#      template the unit uses, host and device (a host-only error in reduce.hpp's
+#      streamed sums, 2026-11-26, was reported this way), and stops before NVVM;
+#      no host compile, no link. About half the CPU of cicc at -O0 (bench/NOTES.md,
+#      2026-12-02). What only NVVM or ptxas would report (resource limits, inline
+#      PTX) is left to step 1's full builds and the GPU machine's.
 #   usage: scripts/cuda_check.sh [build-dir]     (default: build-cuda-check)
 #   ONLY='regex': step 2 for the matching files alone, and step 1 skipped.
 #   ORACLE=0: step 2 without the NumPy oracle's files (CI).
@@ -73,11 +68,9 @@ os.makedirs(os.path.join(build, "ptx-check"), exist_ok=True)
 seen = set()
 cmds = [c for c in cmds if not (c[0] in seen or seen.add(c[0]))]
 # Longest first, so that no long file starts last and leaves a core idle while it
-# ends: the files measured longest (CI, 2026-11-29: 21-45 s each; size does not
-# tell, test_sort_ints.cpp is small and the longest), then the sharded tests, then
-# by size.
-heavy = ["test_sort_ints", "test_lazy.", "test_reduceat", "ring_cases", "test_random_lazy.", "test_sort.",
-         "test_interop", "test_sort_half", "rank_cases"]
+# ends: the files measured longest through the front end (CI, 2026-12-02: 27-86 s
+# each; size does not tell), then the sharded tests, then by size.
+heavy = ["test_lazy.", "test_random_lazy.", "test_interop", "ring_cases", "rank_cases"]
 cmds.sort(key=lambda c: -os.path.getsize(os.path.join(root, c[0])))
 cmds.sort(key=lambda c: 0 if any(h in c[0] for h in heavy) else 1 if "sharded" in c[0] else 2)
 def run(c):
