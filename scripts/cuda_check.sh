@@ -38,8 +38,9 @@ root = os.getcwd()
 cmds = []
 for e in json.load(open(os.path.join(build, "compile_commands.json"))):
     f = os.path.relpath(e["file"], root)
-    docs = "/docs_blocks/" in f  # the docs pages' programs (generated in the build folder)
-    if not ((f.startswith("tests/") and "/consumer/" not in f) or f.startswith("examples/") or docs) or "nvcc" not in e["command"]:
+    # generated in the build folder: the docs pages' programs, the test groups
+    built = "/docs_blocks/" in f or "/test_groups/" in f
+    if not ((f.startswith("tests/") and "/consumer/" not in f) or f.startswith("examples/") or built) or "nvcc" not in e["command"]:
         continue
     if "readme_" in f or "example_multi_gpu.dir" in e["command"]:
         continue  # built in full above
@@ -71,7 +72,12 @@ cmds = [c for c in cmds if not (c[0] in seen or seen.add(c[0]))]
 # ends: the files measured longest through the front end (CI, 2026-12-02: 27-86 s
 # each; size does not tell), then the sharded tests, then by size.
 heavy = ["test_lazy.", "test_random_lazy.", "test_interop", "ring_cases", "rank_cases"]
-cmds.sort(key=lambda c: -os.path.getsize(os.path.join(root, c[0])))
+def size(f):  # a test group (tests/CMakeLists.txt): its members' sizes
+    if "/test_groups/" not in f:
+        return os.path.getsize(os.path.join(root, f))
+    members = re.findall(r'#include "([^"]+)"', open(os.path.join(root, f)).read())
+    return sum(os.path.getsize(m) for m in members)
+cmds.sort(key=lambda c: -size(c[0]))
 cmds.sort(key=lambda c: 0 if any(h in c[0] for h in heavy) else 1 if "sharded" in c[0] else 2)
 def run(c):
     t = time.time()
